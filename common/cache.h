@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* State files (atomic, 0600 in 0700 dirs) and per-resource locks. */
+#pragma once
+
+#include <stddef.h>
+
+/* Creates dir and parents (0700). */
+int cache_mkdir(const char *dir);
+/* Temp file in dir, write, fsync, rename to name, fsync dir. */
+int cache_write(const char *dir, const char *name, const char *data, size_t len);
+/* Reads dir/name into a malloc'd NUL-terminated buffer; -ENOENT if absent. */
+int cache_read(const char *dir, const char *name, char **out, size_t *len);
+/* -ENOENT is success. */
+int cache_remove(const char *dir, const char *name);
+/* Lists names in dir ending in suffix; caller frees each and the array. */
+int cache_list(const char *dir, const char *suffix, char ***names, size_t *n);
+
+/* Blocking exclusive flock on dir/name (created 0600); returns fd or -errno.
+ * timeout_ms 0 = wait forever; -ETIMEDOUT when it expires. */
+int cache_lock(const char *dir, const char *name, int timeout_ms);
+void cache_unlock(int fd);

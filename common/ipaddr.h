@@ -1,0 +1,26 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* IPv4/IPv6 addresses and prefixes as plain values, parsed and printed. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <netinet/in.h>
+
+#define IPADDR_STR_MAX 64	/* INET6_ADDRSTRLEN + "/128" */
+
+struct ipaddr {
+	int family;			/* AF_INET, AF_INET6, or 0 = unset */
+	uint8_t bytes[16];		/* network order; IPv4 uses the first 4 */
+};
+
+struct ipprefix {
+	struct ipaddr addr;
+	int len;
+};
+
+int ipaddr_parse(const char *s, struct ipaddr *out);		/* -EINVAL */
+int ipprefix_parse(const char *s, struct ipprefix *out);	/* "a/n", host bits kept */
+void ipaddr_format(const struct ipaddr *a, char buf[IPADDR_STR_MAX]);
+void ipprefix_format(const struct ipprefix *p, char buf[IPADDR_STR_MAX]);
+bool ipaddr_equal(const struct ipaddr *a, const struct ipaddr *b);
+bool ipprefix_equal(const struct ipprefix *a, const struct ipprefix *b);

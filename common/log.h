@@ -1,0 +1,18 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Logging to stderr or a file at a level; silent on success by default. */
+#pragma once
+
+enum log_level { LOG_LVL_PANIC, LOG_LVL_ERROR, LOG_LVL_WARNING, LOG_LVL_INFO, LOG_LVL_DEBUG };
+
+/* level: "panic" | "error" | "warning" | "info" | "debug" (sriov-cni names;
+ * "verbose" = debug), NULL = "error". file NULL = stderr. -EINVAL on a bad
+ * level; a file that cannot be opened falls back to stderr with a warning. */
+int log_init(const char *level, const char *file);
+__attribute__((format(printf, 2, 3)))
+void log_msg(enum log_level level, const char *fmt, ...);
+void log_close(void);
+
+#define log_error(...) log_msg(LOG_LVL_ERROR, __VA_ARGS__)
+#define log_warn(...) log_msg(LOG_LVL_WARNING, __VA_ARGS__)
+#define log_info(...) log_msg(LOG_LVL_INFO, __VA_ARGS__)
+#define log_debug(...) log_msg(LOG_LVL_DEBUG, __VA_ARGS__)

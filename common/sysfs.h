@@ -1,0 +1,31 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* Reads under /sys or $SYSFS_PATH: a VF's PF, index, driver, netdev, RDMA device. */
+#pragma once
+
+#include <stdbool.h>
+#include <net/if.h>
+#include "err.h"
+
+#define SYSFS_BDF_MAX 32
+#define SYSFS_NAME_MAX 64
+#define SYSFS_MAX_RDMA 4
+
+struct sysfs_vf {
+	char bdf[SYSFS_BDF_MAX];		/* "0000:3b:00.2" */
+	char pf_bdf[SYSFS_BDF_MAX];
+	char pf_ifname[IFNAMSIZ];		/* "" when the PF has no netdev in this netns */
+	int vf_index;				/* N of physfn/virtfnN */
+	char driver[SYSFS_NAME_MAX];		/* "" when unbound */
+	char ifname[IFNAMSIZ];			/* "" when not in this netns (in a pod) */
+	char rdma[SYSFS_MAX_RDMA][SYSFS_NAME_MAX];	/* infiniband/<dev> here (and auxiliary SFs) */
+	int n_rdma;
+};
+
+/* $SYSFS_PATH or "/sys" (no trailing slash). */
+const char *sysfs_root(void);
+/* PCI address syntax: dddd:bb:dd.f (lower-case hex). */
+bool sysfs_valid_bdf(const char *bdf);
+/* Facts about the VF; errors (CNI_ERR_DEVICE) only for: no such PCI device,
+ * not a VF (no physfn), VF not listed by its PF. Driver, netdev and RDMA
+ * presence are left to the caller to judge. */
+int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err);
