@@ -23,6 +23,7 @@
 
 struct link_sock {
 	struct nl_sock *sk;
+	int netns;			/* where sk lives, to send links back here */
 	char extack[EXTACK_MAX];	/* the kernel's text for the last failed request */
 };
 
@@ -158,7 +159,8 @@ static int open_socket(struct link_sock *s)
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
 	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0)
 		return -errno;
-	return 0;
+	s->netns = netns_current();
+	return s->netns < 0 ? s->netns : 0;
 }
 
 int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
@@ -173,6 +175,7 @@ int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 		ret = -ENOMEM;
 		goto out;
 	}
+	s->netns = -1;
 	if (netns_fd >= 0) {
 		what = "open the current netns";
 		saved = netns_current();
@@ -206,6 +209,7 @@ void link_sock_close(struct link_sock *s)
 	if (!s)
 		return;
 	nl_socket_free(s->sk);
+	netns_close(s->netns);
 	free(s);
 }
 
@@ -315,24 +319,50 @@ static int send_change(struct link_sock *s, struct nl_msg *msg, int put)
 	return ret;
 }
 
+static int move(struct link_sock *s, int ifindex, int netns_fd, const char *name,
+		const char *alias)
+{
+	struct nl_msg *msg = change_msg(ifindex, 0, 0);
+	int put = 0;
+
+	if (msg)
+		put = nla_put_u32(msg, IFLA_NET_NS_FD, netns_fd);
+	if (msg && put == 0)
+		put = nla_put_string(msg, IFLA_IFNAME, name);
+	if (msg && put == 0 && alias)
+		put = nla_put(msg, IFLA_IFALIAS, strlen(alias), alias);
+	return send_change(s, msg, put);
+}
+
+/* The kernel moves first and renames after (the new name only matters when
+ * the old one is taken in the target): a taken or invalid new name fails with
+ * the link already moved, under its old name. So look in the target first,
+ * and send the link back when the kernel refused after moving it. */
 int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
 	      const char *alias, struct cni_err *err)
 {
-	struct nl_msg *msg = change_msg(ifindex, 0, 0);
-	int put = -1, ret;
+	struct link_sock *target;
+	struct link_info info;
+	int ret;
 
-	if (msg) {
-		put = nla_put_u32(msg, IFLA_NET_NS_FD, netns_fd);
-		if (put == 0)
-			put = nla_put_string(msg, IFLA_IFNAME, new_name);
-		if (put == 0 && alias)
-			put = nla_put(msg, IFLA_IFALIAS, strlen(alias), alias);
-	}
-	ret = send_change(s, msg, put);
+	ret = link_sock_open(netns_fd, &target, err);
 	if (ret < 0)
-		return fail(s, err, ret, "failed to move link %d into netns as \"%s\"",
-			    ifindex, new_name);
-	return 0;
+		return ret;
+	ret = link_get_by_name(target, new_name, &info);
+	if (ret == 0) {
+		ret = -EEXIST;
+		s->extack[0] = '\0';
+	} else if (ret == -ENODEV) {
+		ret = move(s, ifindex, netns_fd, new_name, alias);
+	}
+	if (ret < 0) {
+		fail(s, err, ret, "failed to move link %d into netns as \"%s\"", ifindex, new_name);
+		if (link_get_by_index(s, ifindex, &info) == -ENODEV &&
+		    link_get_by_index(target, ifindex, &info) == 0)
+			move(target, ifindex, s->netns, info.name, NULL);
+	}
+	link_sock_close(target);
+	return ret;
 }
 
 int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni_err *err)
