@@ -167,7 +167,7 @@ int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 {
 	const char *what = "open rtnetlink socket";
 	struct link_sock *s;
-	int saved = -1, ret;
+	int saved = -1, back, ret;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -189,9 +189,9 @@ int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 	}
 	what = "open rtnetlink socket";
 	ret = open_socket(s);
-	if (saved >= 0 && netns_enter(saved) < 0 && ret == 0) {
+	if (saved >= 0 && (back = netns_enter(saved)) < 0) {
 		what = "return to the original netns";
-		ret = -errno;
+		ret = back;
 	}
 out:
 	netns_close(saved);
@@ -334,6 +334,16 @@ static int move(struct link_sock *s, int ifindex, int netns_fd, const char *name
 	return send_change(s, msg, put);
 }
 
+/* Sends the link described by was back to netns if it is in t's netns (same
+ * name and MAC: the kernel only renames after moving). */
+static void send_back(struct link_sock *t, const struct link_info *was, int netns)
+{
+	struct link_info now;
+
+	if (link_get_by_name(t, was->name, &now) == 0 && !memcmp(now.mac, was->mac, sizeof(now.mac)))
+		move(t, now.ifindex, netns, was->name, NULL);
+}
+
 /* The kernel moves first and renames after (the new name only matters when
  * the old one is taken in the target): a taken or invalid new name fails with
  * the link already moved, under its old name. So look in the target first,
@@ -341,28 +351,30 @@ static int move(struct link_sock *s, int ifindex, int netns_fd, const char *name
 int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
 	      const char *alias, struct cni_err *err)
 {
-	struct link_sock *target;
-	struct link_info info;
+	struct link_sock *target = NULL;
+	struct link_info was, info;
 	int ret;
 
 	ret = link_sock_open(netns_fd, &target, err);
 	if (ret < 0)
 		return ret;
+	ret = link_get_by_index(s, ifindex, &was);
+	if (ret < 0)
+		goto out;
 	ret = link_get_by_name(target, new_name, &info);
-	if (ret == 0) {
-		ret = -EEXIST;
-		s->extack[0] = '\0';
-	} else if (ret == -ENODEV) {
-		ret = move(s, ifindex, netns_fd, new_name, alias);
+	if (ret != -ENODEV) {
+		ret = ret ? ret : -EEXIST;
+		memcpy(s->extack, target->extack, sizeof(s->extack));
+		goto out;
 	}
-	if (ret < 0) {
-		fail(s, err, ret, "failed to move link %d into netns as \"%s\"", ifindex, new_name);
-		if (link_get_by_index(s, ifindex, &info) == -ENODEV &&
-		    link_get_by_index(target, ifindex, &info) == 0)
-			move(target, ifindex, s->netns, info.name, NULL);
-	}
+	ret = move(s, ifindex, netns_fd, new_name, alias);
+	if (ret < 0)
+		send_back(target, &was, s->netns);
+out:
 	link_sock_close(target);
-	return ret;
+	if (ret < 0)
+		return fail(s, err, ret, "failed to move link %d into netns as \"%s\"", ifindex, new_name);
+	return 0;
 }
 
 int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni_err *err)
