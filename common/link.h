@@ -35,7 +35,8 @@ int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void 
 
 /* One RTM_NEWLINK: moves ifindex into netns_fd and names it new_name (and
  * sets alias when non-NULL) in the same request. EEXIST when the name is
- * taken in the target: nothing moved. */
+ * taken in the target: nothing moved. The kernel renames after moving, so a
+ * name it refuses then (e.g. "a/b") sends the link back: nothing moved. */
 int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
 	      const char *alias, struct cni_err *err);
 int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni_err *err);
