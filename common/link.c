@@ -682,6 +682,18 @@ static int parse_vf(struct nlmsghdr *nlh, void *arg)
 	return 0;
 }
 
+int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out)
+{
+	struct vf_query q = { .vf = vf, .out = out };
+	struct nlmsghdr *nlh = (void *)buf;
+	int ret;
+
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EINVAL;
+	ret = parse_vf(nlh, &q);
+	return ret < 0 ? ret : q.found ? 0 : -ENOENT;
+}
+
 int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out)
 {
 	struct vf_query q = { .vf = vf, .out = out };

@@ -95,3 +95,6 @@ int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_con
  * into buf (a struct nlmsghdr); returns its length or -errno. */
 int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct vf_config *cfg,
 		   unsigned int mask);
+/* For unit tests: reads VF vf from an RTM_NEWLINK (or the request above: the
+ * same nesting) the way link_vf_get reads the kernel's reply. */
+int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out);

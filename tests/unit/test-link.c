@@ -3,11 +3,13 @@
  * links in private netns: move+rename+alias, VF errors, addresses, routes. */
 #include <check.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include <arpa/inet.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
@@ -170,6 +172,117 @@ START_TEST(test_encode_small_buffer)
 }
 END_TEST
 
+static const struct {
+	const char *name;
+	unsigned int mask;
+	int vlan_proto;
+} round_trips[] = {
+	{ "mac", VF_MAC, ETH_P_8021Q },
+	{ "mac, vlan 802.1Q", VF_MAC | VF_VLAN, ETH_P_8021Q },
+	{ "mac, vlan 802.1ad", VF_MAC | VF_VLAN, ETH_P_8021AD },
+	{ "mac, rate", VF_MAC | VF_RATE, ETH_P_8021Q },
+	{ "all, 802.1Q", ALL, ETH_P_8021Q },
+	{ "all, 802.1ad", ALL, ETH_P_8021AD },
+};
+
+/* What link_vf_get reads back is what link_vf_set wrote, field by field;
+ * fields not written read as not reported. */
+START_TEST(test_decode_round_trip)
+{
+	unsigned int mask = round_trips[_i].mask;
+	struct vf_config cfg = cfg_all, got;
+	char buf[1024];
+	int len;
+
+	cfg.vlan_proto = round_trips[_i].vlan_proto;
+	len = link_vf_encode(buf, sizeof(buf), 7, 2, &cfg, mask);
+	ck_assert_int_gt(len, 0);
+	ck_assert_int_eq(link_vf_decode(buf, len, 3, &got), -ENOENT);
+	ck_assert_int_eq(link_vf_decode(buf, len, 2, &got), 0);
+	ck_assert_mem_eq(got.mac, cfg.mac, 6);
+	ck_assert_int_eq(got.vlan, mask & VF_VLAN ? cfg.vlan : 0);
+	ck_assert_int_eq(got.qos, mask & VF_VLAN ? cfg.qos : 0);
+	ck_assert_int_eq(got.vlan_proto, mask & VF_VLAN ? cfg.vlan_proto : ETH_P_8021Q);
+	ck_assert_int_eq(got.spoofchk, mask & VF_SPOOFCHK ? cfg.spoofchk : -1);
+	ck_assert_int_eq(got.trust, mask & VF_TRUST ? cfg.trust : -1);
+	ck_assert_int_eq(got.link_state, mask & VF_LINK_STATE ? cfg.link_state : -1);
+	ck_assert_uint_eq(got.min_tx_rate, mask & VF_RATE ? cfg.min_tx_rate : 0);
+	ck_assert_uint_eq(got.max_tx_rate, mask & VF_RATE ? cfg.max_tx_rate : 0);
+}
+END_TEST
+
+/* A PF reply the way the kernel builds it: every VF, both VLAN forms,
+ * -1 (as u32) where the driver has no answer. */
+static int pf_reply(char *buf, size_t size, bool with_vfs)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *list, *info, *vlans;
+	uint32_t vf;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = 7;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "ens8f0");
+	if (!with_vfs)
+		return nlh->nlmsg_len;
+	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+	for (vf = 0; vf < 3; vf++) {
+		struct ifla_vf_mac mac = { .vf = vf, .mac = { 0x02, 0, 0, 0, 0, vf } };
+		struct ifla_vf_vlan vlan = { .vf = vf, .vlan = 10 + vf, .qos = vf };
+		struct ifla_vf_vlan_info vi = { .vf = vf, .vlan = 10 + vf, .qos = vf,
+						.vlan_proto = htons(vf == 2 ? ETH_P_8021AD : ETH_P_8021Q) };
+		struct ifla_vf_spoofchk spoof = { .vf = vf, .setting = vf == 1 };
+		struct ifla_vf_trust trust = { .vf = vf, .setting = (uint32_t)-1 };
+		struct ifla_vf_link_state state = { .vf = vf, .link_state = VF_LINK_ENABLE };
+		struct ifla_vf_rate rate = { .vf = vf, .min_tx_rate = 0, .max_tx_rate = 1000 * vf };
+
+		info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+		mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(mac), &mac);
+		mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(vlan), &vlan);
+		vlans = mnl_attr_nest_start(nlh, IFLA_VF_VLAN_LIST);
+		mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
+		mnl_attr_nest_end(nlh, vlans);
+		mnl_attr_put(nlh, IFLA_VF_SPOOFCHK, sizeof(spoof), &spoof);
+		mnl_attr_put(nlh, IFLA_VF_LINK_STATE, sizeof(state), &state);
+		mnl_attr_put(nlh, IFLA_VF_RATE, sizeof(rate), &rate);
+		mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
+		mnl_attr_nest_end(nlh, info);
+	}
+	mnl_attr_nest_end(nlh, list);
+	ck_assert_uint_le(nlh->nlmsg_len, size);
+	return nlh->nlmsg_len;
+}
+
+START_TEST(test_decode_pf_reply)
+{
+	static const uint8_t mac2[6] = { 0x02, 0, 0, 0, 0, 2 };
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct vf_config got;
+	int len;
+
+	len = pf_reply(buf, sizeof(buf), true);
+	ck_assert_int_eq(link_vf_decode(buf, len, 2, &got), 0);
+	ck_assert_mem_eq(got.mac, mac2, 6);
+	ck_assert_int_eq(got.vlan, 12);
+	ck_assert_int_eq(got.qos, 2);
+	ck_assert_int_eq(got.vlan_proto, ETH_P_8021AD);
+	ck_assert_int_eq(got.spoofchk, 0);
+	ck_assert_int_eq(got.trust, -1);
+	ck_assert_int_eq(got.link_state, VF_LINK_ENABLE);
+	ck_assert_uint_eq(got.max_tx_rate, 2000);
+	ck_assert_int_eq(link_vf_decode(buf, len, 1, &got), 0);
+	ck_assert_int_eq(got.vlan, 11);
+	ck_assert_int_eq(got.vlan_proto, ETH_P_8021Q);
+	ck_assert_int_eq(got.spoofchk, 1);
+	ck_assert_int_eq(link_vf_decode(buf, len, 3, &got), -ENOENT);
+	ck_assert_int_eq(link_vf_decode(buf, len - 1, 2, &got), -EINVAL);
+	/* a link without VF info, like a veth */
+	len = pf_reply(buf, sizeof(buf), false);
+	ck_assert_int_eq(link_vf_decode(buf, len, 0, &got), -ENOENT);
+}
+END_TEST
+
 /* Root cases: each runs in its own forked child, in a fresh "host" netns
  * with a veth pair vA/vB, and a second fresh netns standing in for a pod. */
 static int host_ns = -1, pod_ns = -1;
@@ -219,6 +332,38 @@ static int ifindex(struct link_sock *s, const char *name)
 	ck_assert_int_eq(link_get_by_name(s, name, &info), 0);
 	return info.ifindex;
 }
+
+static unsigned long current_inode(void)
+{
+	struct stat st;
+
+	ck_assert_int_eq(stat("/proc/self/ns/net", &st), 0);
+	return st.st_ino;
+}
+
+/* A socket for another netns talks to that netns; the caller stays home. */
+START_TEST(test_sock_open_netns)
+{
+	unsigned long home = current_inode();
+	struct cni_err err = { 0 };
+	struct link_sock *pod;
+	struct link_info info;
+	int uts;
+
+	pod = open_sock(pod_ns);
+	ck_assert_uint_eq(current_inode(), home);
+	ck_assert_int_eq(link_get_by_name(pod, "vA", &info), -ENODEV);
+	ck_assert_int_eq(link_get_by_name(pod, "lo", &info), 0);
+	link_sock_close(pod);
+	uts = open("/proc/self/ns/uts", O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(uts, 0);
+	ck_assert_int_eq(link_sock_open(uts, &pod, &err), -EINVAL);
+	ck_assert_ptr_null(pod);
+	ck_assert_str_eq(err.msg, "failed to enter netns for rtnetlink socket: Invalid argument");
+	ck_assert_uint_eq(current_inode(), home);
+	close(uts);
+}
+END_TEST
 
 START_TEST(test_move)
 {
@@ -515,10 +660,13 @@ int main(void)
 
 	tcase_add_loop_test(tc, test_encode, 0, sizeof(encode_cases) / sizeof(encode_cases[0]));
 	tcase_add_test(tc, test_encode_small_buffer);
+	tcase_add_loop_test(tc, test_decode_round_trip, 0, sizeof(round_trips) / sizeof(round_trips[0]));
+	tcase_add_test(tc, test_decode_pf_reply);
 	suite_add_tcase(s, tc);
 	if (geteuid() == 0) {
 		rt = tcase_create("netns");
 		tcase_add_checked_fixture(rt, root_setup, root_teardown);
+		tcase_add_test(rt, test_sock_open_netns);
 		tcase_add_test(rt, test_move);
 		tcase_add_test(rt, test_move_name_taken);
 		tcase_add_test(rt, test_move_bad_name);
