@@ -264,7 +264,8 @@ static bool add_iface(cJSON *arr, const struct cni_iface *i, enum cni_version v)
 {
 	cJSON *obj = add_object(arr);
 
-	if (!obj || !add_str(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
+	/* name is the one required key, so it is printed even when empty */
+	if (!obj || !cJSON_AddStringToObject(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
 		return false;
 	if (v >= CNI_V110 && i->mtu && !cJSON_AddNumberToObject(obj, "mtu", i->mtu))
 		return false;
