@@ -82,7 +82,9 @@ static int spawn(struct child *c, const char *path, enum cni_cmd cmd, struct cni
 		goto fail;
 	}
 	envp = child_env(command);
-	if (!envp || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+	/* our end of its stdin is non-blocking: a big config must never stall reading its stdout */
+	if (!envp || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
+	    fcntl(in[1], F_SETFL, O_NONBLOCK)) {
 		ret = -errno;
 		goto out;
 	}

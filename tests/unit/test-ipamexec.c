@@ -36,6 +36,8 @@ static const struct {
 	{ "badresult", 0755, "echo '{\"ips\":[{\"address\":\"192.0.2.5\"}]}'\n" },
 	{ "noexec", 0644, "echo '{}'\n" },
 	{ "noread", 0755, "exit 0\n" },
+	/* fills its stdout pipe before reading stdin */
+	{ "chatty", 0755, "head -c 300000 /dev/zero\ncat > /dev/null\n" },
 	{ "huge", 0755, "head -c 1100000 /dev/zero | tr '\\0' x\n" },
 	{ "killed", 0755, "kill -9 $$\n" },
 	{ "codezero", 0755, "echo '{\"code\":0,\"msg\":\"odd\"}'\nexit 1\n" },
@@ -182,6 +184,8 @@ START_TEST(test_large_config_unread)
 	/* the plugin exits without reading: EPIPE must not kill us or fail the call */
 	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "noread", big, len, NULL, &err), 0);
 	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "good", big, len, NULL, &err), 0);
+	/* neither side may block the other */
+	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "chatty", big, len, NULL, &err), 0);
 	free(big);
 }
 END_TEST
