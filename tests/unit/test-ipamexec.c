@@ -190,6 +190,25 @@ START_TEST(test_large_config_unread)
 }
 END_TEST
 
+START_TEST(test_exec_fails)
+{
+	struct cni_err err = { 0 };
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/badinterp", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/nonexistent/sh\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "badinterp", conf, strlen(conf), NULL, &err), -ENOENT);
+	ck_assert_int_eq(err.code, CNI_ERR_IPAM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "failed to run ipam plugin /tmp/test-ipamexec."));
+	ck_assert_ptr_nonnull(strstr(err.msg, "/badinterp: No such file or directory"));
+}
+END_TEST
+
 START_TEST(test_no_cni_path)
 {
 	struct cni_err err = { 0 };
@@ -211,6 +230,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_run, 0, N(runs));
 	tcase_add_test(tc, test_what_the_plugin_sees);
 	tcase_add_test(tc, test_large_config_unread);
+	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_no_cni_path);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
