@@ -14,6 +14,7 @@
 #include "rdmanl.h"
 
 #define RDMANL_BUF 16384
+#define REQ_MAX 256
 
 /* One exchange: the caller's callback and what the kernel said on error. */
 struct exchange {
@@ -300,7 +301,7 @@ static int mode_cb(const struct nlmsghdr *nlh, void *data)
 
 int rdmanl_get_mode(int netns_fd, enum rdmanl_mode *mode, struct cni_err *err)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[REQ_MAX];
 	int ret;
 
 	*mode = (enum rdmanl_mode)-1;
@@ -351,7 +352,7 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 
 static int port_netdev(int netns_fd, struct rdmanl_dev *dev, struct cni_err *err)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[REQ_MAX];
 	int ret;
 
 	rdmanl_encode_port_get(buf, sizeof(buf), next_seq(), dev->index, 1);
@@ -365,7 +366,7 @@ static int port_netdev(int netns_fd, struct rdmanl_dev *dev, struct cni_err *err
 int rdmanl_dev_list(int netns_fd, struct rdmanl_dev *out, int max, int *n, struct cni_err *err)
 {
 	struct dev_list l = { .devs = out, .max = max };
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[REQ_MAX];
 	int i, ret;
 
 	*n = 0;
@@ -404,7 +405,7 @@ int rdmanl_dev_by_name(int netns_fd, const char *name, struct rdmanl_dev *out, s
 
 int rdmanl_dev_move(int from_fd, uint32_t index, int to_fd, struct cni_err *err)
 {
-	char buf[MNL_SOCKET_BUFFER_SIZE];
+	char buf[REQ_MAX];
 	int ret;
 
 	ret = rdmanl_encode_dev_set_netns(buf, sizeof(buf), next_seq(), index, to_fd);
