@@ -294,25 +294,40 @@ static uint32_t next_seq(void)
 	return seq ? ++seq : (seq = (uint32_t)time(NULL));
 }
 
+struct mode_reply {
+	bool seen;
+	enum rdmanl_mode mode;
+};
+
 static int mode_cb(const struct nlmsghdr *nlh, void *data)
 {
-	return rdmanl_parse_mode(nlh, data) ? MNL_CB_ERROR : MNL_CB_OK;
+	struct mode_reply *r = data;
+
+	if (rdmanl_parse_mode(nlh, &r->mode)) {
+		errno = EBADMSG;
+		return MNL_CB_ERROR;
+	}
+	r->seen = true;
+	return MNL_CB_OK;
 }
 
 int rdmanl_get_mode(int netns_fd, enum rdmanl_mode *mode, struct cni_err *err)
 {
+	struct mode_reply r = { 0 };
 	char buf[REQ_MAX];
 	int ret;
 
-	*mode = (enum rdmanl_mode)-1;
 	rdmanl_encode_sys_get(buf, sizeof(buf), next_seq());
-	ret = request(netns_fd, (struct nlmsghdr *)buf, mode_cb, mode, err);
-	if (!ret && *mode == (enum rdmanl_mode)-1)
+	ret = request(netns_fd, (struct nlmsghdr *)buf, mode_cb, &r, err);
+	if (!ret && !r.seen)
 		ret = -EBADMSG;
-	if (ret)
+	if (ret) {
 		cni_err_set(err, CNI_ERR_RDMA_NETLINK, "failed to read the RDMA netns mode: %s",
 			    strerror(-ret));
-	return ret;
+		return ret;
+	}
+	*mode = r.mode;
+	return 0;
 }
 
 struct dev_list {

@@ -627,6 +627,8 @@ int main(void)
 		fprintf(stderr, "SKIP: needs root (network namespaces)\n");
 		return 77;
 	}
+	/* Only this process needs the simulator; ip, sh and rdmasim-ctl do not. */
+	unsetenv("LD_PRELOAD");
 	if (!mkdtemp(run_dir))
 		return 1;
 	setenv("RDMASIM_RUN_DIR", run_dir, 1);
