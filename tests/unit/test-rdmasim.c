@@ -535,7 +535,6 @@ static int sys_set(uint8_t shared)
 
 START_TEST(test_sys_set)
 {
-
 	ck_assert_int_eq(sys_set(2), -EINVAL);
 	ck_assert_int_eq(raw_move(3, pod_fd), 0);
 	ck_assert_int_eq(sys_set(1), -EBUSY);
@@ -550,12 +549,18 @@ START_TEST(test_sys_set)
 }
 END_TEST
 
-START_TEST(test_netns_gone)
+/* rdmasim-ctl refuses what it cannot model and does what the kernel does
+ * when a netns dies. */
+START_TEST(test_ctl)
 {
-
+	ck_assert_int_ne(ctl("add %s mlx5_9 9 0000:3b:00.9 nosuchdev0", state), 0);
+	ck_assert_int_ne(ctl("add %s mlx5_9 3 0000:3b:00.9 lo", state), 0);
+	ck_assert_int_ne(ctl("set-mode %s sharing", state), 0);
+	ck_assert_int_ne(ctl("init %s/new.json both", dir), 0);
 	ck_assert_int_eq(raw_move(3, pod_fd), 0);
 	ck_assert_int_eq(ctl("netns-gone %s %lu", state, pod_ino), 0);
 	ck_assert_str_eq(dev_netns(3), "host");
+	ck_assert_str_eq(dev_netns(9), "");
 }
 END_TEST
 
@@ -644,7 +649,7 @@ int main(void)
 	tcase_add_test(tc, test_move_wrong_thread_netns);
 	tcase_add_test(tc, test_move_failures);
 	tcase_add_test(tc, test_sys_set);
-	tcase_add_test(tc, test_netns_gone);
+	tcase_add_test(tc, test_ctl);
 	tcase_add_test(tc, test_rdmanl_flows);
 	tcase_add_test(tc, test_rdmanl_extack);
 	suite_add_tcase(s, tc);
