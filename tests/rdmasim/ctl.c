@@ -27,13 +27,24 @@ static int cmd_init(struct rdmasim_state *st, int argc, char **argv)
 	return argc ? parse_mode(argv[0], &st->shared) : 0;
 }
 
+static bool name_taken(const struct rdmasim_state *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->devs[i].name, name))
+			return true;
+	return false;
+}
+
+/* Device names and indexes are unique system-wide, as in the kernel. */
 static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
 {
 	struct rdmasim_dev *d;
 	char *end;
 	unsigned long index;
 
-	if (argc != 4 || st->n == RDMASIM_MAX_DEVS)
+	if (argc != 4 || st->n == RDMASIM_MAX_DEVS || name_taken(st, argv[0]))
 		return -EINVAL;
 	errno = 0;
 	index = strtoul(argv[1], &end, 10);

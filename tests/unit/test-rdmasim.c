@@ -555,6 +555,7 @@ START_TEST(test_ctl)
 {
 	ck_assert_int_ne(ctl("add %s mlx5_9 9 0000:3b:00.9 nosuchdev0", state), 0);
 	ck_assert_int_ne(ctl("add %s mlx5_9 3 0000:3b:00.9 lo", state), 0);
+	ck_assert_int_ne(ctl("add %s mlx5_2 9 0000:3b:00.9 lo", state), 0);
 	ck_assert_int_ne(ctl("set-mode %s sharing", state), 0);
 	ck_assert_int_ne(ctl("init %s/new.json both", dir), 0);
 	ck_assert_int_eq(raw_move(3, pod_fd), 0);
