@@ -633,6 +633,11 @@ int main(void)
 		fprintf(stderr, "SKIP: needs root (network namespaces)\n");
 		return 77;
 	}
+	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "librdmasim") ||
+	    !getenv("RDMASIM_CTL")) {
+		fprintf(stderr, "SKIP: run by meson (LD_PRELOAD=librdmasim.so, RDMASIM_CTL)\n");
+		return 77;
+	}
 	/* Only this process needs the simulator; ip, sh and rdmasim-ctl do not. */
 	unsetenv("LD_PRELOAD");
 	if (!mkdtemp(run_dir))
