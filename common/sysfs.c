@@ -1,2 +1,254 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder until its owner lands it */
+/* Reads a VF's (or SF's) PF, index, driver, netdev and RDMA devices from sysfs. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "sysfs.h"
+
+const char *sysfs_root(void)
+{
+	const char *root = getenv("SYSFS_PATH");
+
+	return root && *root ? root : "/sys";
+}
+
+bool sysfs_valid_bdf(const char *bdf)
+{
+	/* dddd:bb:dd.f */
+	static const char shape[] = "xxxx:xx:xx.x";
+	size_t i;
+
+	if (strlen(bdf) != sizeof(shape) - 1)
+		return false;
+	for (i = 0; shape[i]; i++) {
+		bool hex = isdigit((unsigned char)bdf[i]) || (bdf[i] >= 'a' && bdf[i] <= 'f');
+
+		if (shape[i] == 'x' ? !hex : bdf[i] != shape[i])
+			return false;
+	}
+	return true;
+}
+
+bool sysfs_valid_aux_id(const char *id)
+{
+	/* [a-z0-9_]+(\.[a-z0-9_]+)*\.[0-9]+ : dot-separated words, the last a number */
+	const char *p, *word = id;
+	bool digits = true;
+	int words = 1;
+
+	if (strlen(id) >= SYSFS_BDF_MAX)
+		return false;
+	for (p = id; ; p++) {
+		if (*p == '.' || !*p) {
+			if (p == word)
+				return false;
+			if (!*p)
+				break;
+			words++;
+			word = p + 1;
+			digits = true;
+		} else if (isdigit((unsigned char)*p)) {
+			continue;
+		} else if ((*p >= 'a' && *p <= 'z') || *p == '_') {
+			digits = false;
+		} else {
+			return false;
+		}
+	}
+	return words >= 2 && digits;
+}
+
+__attribute__((format(printf, 3, 4)))
+static int mkpath(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+	int len;
+
+	va_start(ap, fmt);
+	len = vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+	return len < 0 || (size_t)len >= size ? -ENAMETOOLONG : 0;
+}
+
+/* Basename of a symlink's target, relative or absolute. */
+static int link_base(const char *path, char *out, size_t size)
+{
+	char target[PATH_MAX];
+	const char *base;
+	ssize_t len;
+
+	len = readlink(path, target, sizeof(target) - 1);
+	if (len < 0)
+		return -errno;
+	target[len] = '\0';
+	base = strrchr(target, '/');
+	base = base ? base + 1 : target;
+	if (snprintf(out, size, "%s", base) >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+static int visible(const struct dirent *d)
+{
+	return d->d_name[0] != '.';
+}
+
+/* Sorted entries of a directory like net/ or infiniband/; a missing one is empty. */
+static int dir_entries(const char *dir, char names[][SYSFS_NAME_MAX], int max, int *n)
+{
+	struct dirent **list;
+	int i, count, ret = 0;
+
+	*n = 0;
+	count = scandir(dir, &list, visible, alphasort);
+	if (count < 0)
+		return errno == ENOENT ? 0 : -errno;
+	for (i = 0; i < count; i++) {
+		if (i < max && snprintf(names[i], SYSFS_NAME_MAX, "%s", list[i]->d_name) >= SYSFS_NAME_MAX)
+			ret = -ENAMETOOLONG;
+		free(list[i]);
+	}
+	free(list);
+	*n = count < max ? count : max;
+	return ret;
+}
+
+/* The one entry of a net/-style directory, or "" when there is none. */
+static int first_entry(const char *dir, char *out, size_t size)
+{
+	char names[1][SYSFS_NAME_MAX];
+	int n, ret;
+
+	ret = dir_entries(dir, names, 1, &n);
+	if (ret < 0)
+		return ret;
+	if (snprintf(out, size, "%s", n ? names[0] : "") >= (int)size)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+/* N of the virtfnN link in pf_dir that points at bdf, or -ENOENT. */
+static int vf_index(const char *pf_dir, const char *bdf, int *index)
+{
+	char path[PATH_MAX], base[SYSFS_BDF_MAX];
+	struct dirent *d;
+	int ret = -ENOENT;
+	DIR *dir;
+	int n, end;
+
+	dir = opendir(pf_dir);
+	if (!dir)
+		return -errno;
+	while ((d = readdir(dir))) {
+		if (sscanf(d->d_name, "virtfn%d%n", &n, &end) != 1 || d->d_name[end])
+			continue;
+		if (mkpath(path, sizeof(path), "%s/%s", pf_dir, d->d_name) < 0 ||
+		    link_base(path, base, sizeof(base)) < 0 || strcmp(base, bdf))
+			continue;
+		*index = n;
+		ret = 0;
+		break;
+	}
+	closedir(dir);
+	return ret;
+}
+
+/* driver, net/ and infiniband/ of a device directory. */
+static int read_functions(const char *dev, struct sysfs_vf *out, struct cni_err *err)
+{
+	char path[PATH_MAX];
+	int ret;
+
+	ret = mkpath(path, sizeof(path), "%s/driver", dev);
+	if (ret == 0) {
+		ret = link_base(path, out->driver, sizeof(out->driver));
+		if (ret == -ENOENT)
+			ret = 0;
+	}
+	if (ret == 0)
+		ret = mkpath(path, sizeof(path), "%s/net", dev);
+	if (ret == 0)
+		ret = first_entry(path, out->ifname, sizeof(out->ifname));
+	if (ret == 0)
+		ret = mkpath(path, sizeof(path), "%s/infiniband", dev);
+	if (ret == 0)
+		ret = dir_entries(path, out->rdma, SYSFS_MAX_RDMA, &out->n_rdma);
+	if (ret < 0)
+		cni_err_set(err, CNI_ERR_IO, "failed to read %s: %s", path, strerror(-ret));
+	return ret;
+}
+
+int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err)
+{
+	char dev[PATH_MAX], physfn[PATH_MAX], pf_net[PATH_MAX];
+	struct stat st;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	if (!sysfs_valid_bdf(bdf)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid PCI address \"%s\"", bdf);
+		return -EINVAL;
+	}
+	snprintf(out->bdf, sizeof(out->bdf), "%s", bdf);
+	ret = mkpath(dev, sizeof(dev), "%s/bus/pci/devices/%s", sysfs_root(), bdf);
+	if (ret == 0)
+		ret = mkpath(physfn, sizeof(physfn), "%s/physfn", dev);
+	if (ret == 0)
+		ret = mkpath(pf_net, sizeof(pf_net), "%s/physfn/net", dev);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_IO, "sysfs path for %s too long", bdf);
+		return ret;
+	}
+	if (stat(dev, &st) < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "no PCI device %s under %s/bus/pci/devices",
+			    bdf, sysfs_root());
+		return -ENODEV;
+	}
+	ret = link_base(physfn, out->pf_bdf, sizeof(out->pf_bdf));
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "PCI device %s is not an SR-IOV VF (no physfn)", bdf);
+		return -ENODEV;
+	}
+	if (vf_index(physfn, bdf, &out->vf_index) < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "PCI device %s is not listed by its PF %s",
+			    bdf, out->pf_bdf);
+		return -ENODEV;
+	}
+	ret = first_entry(pf_net, out->pf_ifname, sizeof(out->pf_ifname));
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_IO, "failed to read %s: %s", pf_net, strerror(-ret));
+		return ret;
+	}
+	return read_functions(dev, out, err);
+}
+
+int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err)
+{
+	char dev[PATH_MAX];
+	struct stat st;
+
+	memset(out, 0, sizeof(*out));
+	out->vf_index = -1;
+	if (!sysfs_valid_aux_id(id)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid auxiliary device id \"%s\"", id);
+		return -EINVAL;
+	}
+	snprintf(out->bdf, sizeof(out->bdf), "%s", id);
+	if (mkpath(dev, sizeof(dev), "%s/bus/auxiliary/devices/%s", sysfs_root(), id) < 0) {
+		cni_err_set(err, CNI_ERR_IO, "sysfs path for %s too long", id);
+		return -ENAMETOOLONG;
+	}
+	if (stat(dev, &st) < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "no auxiliary device %s under %s/bus/auxiliary/devices",
+			    id, sysfs_root());
+		return -ENODEV;
+	}
+	return read_functions(dev, out, err);
+}

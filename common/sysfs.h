@@ -25,7 +25,12 @@ struct sysfs_vf {
 const char *sysfs_root(void);
 /* PCI address syntax: dddd:bb:dd.f (lower-case hex). */
 bool sysfs_valid_bdf(const char *bdf);
+/* Auxiliary device id syntax: [a-z0-9_]+(.[a-z0-9_]+)*.N, e.g. "mlx5_core.sf.4". */
+bool sysfs_valid_aux_id(const char *id);
 /* Facts about the VF; errors (CNI_ERR_DEVICE) only for: no such PCI device,
  * not a VF (no physfn), VF not listed by its PF. Driver, netdev and RDMA
  * presence are left to the caller to judge. */
 int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err);
+/* The same facts for a sub-function under bus/auxiliary/devices/<id>: bdf holds
+ * the id, vf_index is -1 and the PF fields are "". Errors: no such device. */
+int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err);

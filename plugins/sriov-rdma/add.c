@@ -1,2 +1,120 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* ADD: check everything, then the steps in order, each undone if a later one fails. */
+#include <errno.h>
+#include <string.h>
+
+#include "log.h"
+#include "steps.h"
+#include "verbs.h"
+
+static int build_result(struct attach *a, struct cni_err *err)
+{
+	a->out = result_to_json(&a->result, a->conf.net.version);
+	if (!a->out) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+static int save(struct attach *a, struct cni_err *err)
+{
+	return attach_save(a, err);
+}
+
+static const struct step {
+	const char *what;
+	int (*run)(struct attach *a, struct cni_err *err);
+	int (*undo)(struct attach *a, struct cni_err *err);
+} steps[] = {
+	{ "apply VF settings", vf_apply, vf_restore },
+	{ "move the netdev", netdev_to_pod, netdev_to_host },
+	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
+	{ "allocate addresses", ipam_add, ipam_del },
+	{ "configure the pod link", netdev_configure, NULL },
+	{ "build the result", build_result, NULL },
+	{ "save state", save, NULL },
+};
+
+static void roll_back(struct attach *a, int failed)
+{
+	for (int i = failed - 1; i >= 0; i--) {
+		struct cni_err undo_err = { 0 };
+
+		if (steps[i].undo && steps[i].undo(a, &undo_err) < 0 && undo_err.code != 0)
+			log_error("rollback of \"%s\" failed: %s", steps[i].what, undo_err.msg);
+	}
+}
+
+/* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
+ * only move the RDMA device and pass its result on. */
+static int detect_chained(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->vf.ifname[0])
+		return 0;
+	if (a->conf.net.has_prev_result && link_get_by_name(a->pod_nl, a->ifname, &link) == 0) {
+		a->chained = true;
+		a->pod_ifindex = link.ifindex;
+		a->result = a->conf.net.prev_result;
+		return 0;
+	}
+	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "
+		    "netns: another pod holds it, or its driver created none", a->vf.bdf,
+		    a->vf.driver);
+	return -EBUSY;
+}
+
+static int check_ifname_free(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->chained || link_get_by_name(a->pod_nl, a->ifname, &link) == -ENODEV)
+		return 0;
+	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s", a->ifname,
+		    a->netns);
+	return -EEXIST;
+}
+
+/* Everything that can be refused is refused here, before any change. */
+static int prepare(struct attach *a, struct cni_err *err)
+{
+	int ret;
+
+	ret = attach_open_netns(a, false, err);
+	if (ret == 0)
+		ret = attach_lock(a, err);
+	if (ret == 0)
+		ret = vf_resolve(a, err);
+	if (ret == 0)
+		ret = detect_chained(a, err);
+	if (ret == 0 && !a->chained)
+		ret = netdev_find_host(a, err);
+	if (ret == 0)
+		ret = check_ifname_free(a, err);
+	if (ret == 0)
+		ret = rdma_resolve(a, err);
+	return ret;
+}
+
+int cmd_add(struct plugin_ctx *ctx)
+{
+	struct attach *a = NULL;
+	size_t i = 0;
+	int ret;
+
+	ret = attach_new(ctx, &a, &ctx->err);
+	if (ret == 0)
+		ret = prepare(a, &ctx->err);
+	for (i = 0; ret == 0 && i < sizeof(steps) / sizeof(steps[0]); i++)
+		ret = steps[i].run(a, &ctx->err);
+	if (ret < 0 && i > 0)
+		roll_back(a, (int)i - 1);
+	if (ret == 0) {
+		ctx->out = a->out;
+		a->out = NULL;
+	}
+	attach_free(a);
+	return ret;
+}

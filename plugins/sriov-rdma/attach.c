@@ -1,2 +1,312 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* The attachment record: setup of its handles, its alias, its state file. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+
+#include "attach.h"
+#include "cache.h"
+#include "log.h"
+#include "netns.h"
+
+#define LOCK_TIMEOUT_MS 30000
+
+int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err)
+{
+	struct attach *a;
+	int ret;
+
+	*out = NULL;
+	a = calloc(1, sizeof(*a));
+	if (!a) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		return -ENOMEM;
+	}
+	attach_set_id(a, ctx->env.containerid, ctx->env.ifname, ctx->env.netns);
+	a->conf_text = ctx->conf;
+	a->conf_len = ctx->conf_len;
+	a->host_ns = -1;
+	a->pod_ns = -1;
+	a->lock_fd = -1;
+	ret = cniargs_parse(ctx->env.args, &a->args, err);
+	if (ret == 0)
+		ret = conf_parse(ctx->conf, &a->args, ctx->env.cmd != CNI_CMD_GC &&
+				 ctx->env.cmd != CNI_CMD_STATUS, &a->conf, err);
+	if (ret == 0 && log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,
+				 a->conf.log_file[0] ? a->conf.log_file : NULL) < 0) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid logLevel \"%s\"", a->conf.log_level);
+		ret = -EINVAL;
+	}
+	if (ret < 0) {
+		attach_free(a);
+		return ret;
+	}
+	*out = a;
+	return 0;
+}
+
+void attach_set_id(struct attach *a, const char *containerid, const char *ifname,
+		   const char *netns)
+{
+	snprintf(a->containerid, sizeof(a->containerid), "%s", containerid ? containerid : "");
+	snprintf(a->ifname, sizeof(a->ifname), "%s", ifname ? ifname : "");
+	snprintf(a->netns, sizeof(a->netns), "%s", netns ? netns : "");
+}
+
+void attach_free(struct attach *a)
+{
+	if (!a)
+		return;
+	cJSON_Delete(a->out);
+	cache_unlock(a->lock_fd);
+	link_sock_close(a->pod_nl);
+	link_sock_close(a->host_nl);
+	netns_close(a->pod_ns);
+	netns_close(a->host_ns);
+	conf_release(&a->conf);
+	free(a);
+}
+
+int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err)
+{
+	const char *path = a->netns;
+	int ret;
+
+	a->host_ns = netns_current();
+	if (a->host_ns < 0) {
+		cni_err_set(err, CNI_ERR_IO, "failed to open the host netns: %s",
+			    strerror(-a->host_ns));
+		return a->host_ns;
+	}
+	ret = link_sock_open(-1, &a->host_nl, err);
+	if (ret < 0 || !path[0])
+		return ret;
+	ret = netns_open(path, &a->pod_ns, err);
+	if (ret == -ENOENT && missing_ok)
+		return 0;
+	if (ret == -ENOENT)
+		cni_err_set(err, CNI_ERR_ENV, "netns \"%s\" does not exist", path);
+	if (ret < 0)
+		return ret;
+	return link_sock_open(a->pod_ns, &a->pod_nl, err);
+}
+
+int attach_lock(struct attach *a, struct cni_err *err)
+{
+	char dir[PATH_MAX + 8];
+	char name[SYSFS_NAME_MAX + 8];
+	int ret;
+
+	snprintf(dir, sizeof(dir), "%s/locks", a->conf.data_dir);
+	snprintf(name, sizeof(name), "%s.lock", a->conf.device_id);
+	ret = cache_mkdir(dir);
+	if (ret == 0)
+		ret = cache_lock(dir, name, LOCK_TIMEOUT_MS);
+	if (ret < 0) {
+		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
+			    "failed to lock VF %s in %s: %s", a->conf.device_id, dir, strerror(-ret));
+		return ret;
+	}
+	a->lock_fd = ret;
+	return 0;
+}
+
+int attach_alias(const struct attach *a, char out[LINK_ALIAS_MAX])
+{
+	int len = snprintf(out, LINK_ALIAS_MAX, ATTACH_ALIAS_PREFIX "%s:%s", a->host_ifname,
+			   a->containerid);
+
+	return len < LINK_ALIAS_MAX ? 0 : -ENAMETOOLONG;
+}
+
+int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
+		       size_t size)
+{
+	const char *name = alias + strlen(ATTACH_ALIAS_PREFIX);
+	const char *colon;
+
+	if (strncmp(alias, ATTACH_ALIAS_PREFIX, strlen(ATTACH_ALIAS_PREFIX)) != 0)
+		return -EINVAL;
+	colon = strchr(name, ':');
+	if (!colon || colon == name || colon - name >= IFNAMSIZ || !env_valid_id(colon + 1) ||
+	    strlen(colon + 1) >= size)
+		return -EINVAL;
+	snprintf(host_ifname, IFNAMSIZ, "%.*s", (int)(colon - name), name);
+	snprintf(containerid, size, "%s", colon + 1);
+	return 0;
+}
+
+void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size)
+{
+	/* ':' is in neither a containerID nor an ifname: the name is unambiguous. */
+	snprintf(out, size, "%s:%s.json", containerid, ifname);
+}
+
+enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC };
+
+/* What the state file holds: the host-side facts DEL restores. */
+static const struct field {
+	const char *key;
+	enum kind kind;
+	size_t off;
+	size_t size;
+} fields[] = {
+#define F(key, kind, member) { key, kind, offsetof(struct attach, member), \
+			       sizeof(((struct attach *)0)->member) }
+	F("containerID", K_STR, containerid),
+	F("ifname", K_STR, ifname),
+	F("netns", K_STR, netns),
+	F("deviceID", K_STR, vf.bdf),
+	F("hostIfname", K_STR, host_ifname),
+	F("hostAlias", K_STR, host_alias),
+	F("hostMac", K_MAC, host_mac),
+	F("hostUp", K_BOOL, host_up),
+	F("chained", K_BOOL, chained),
+	F("vfIndex", K_INT, vf.vf_index),
+	F("vfChanged", K_U32, vf_changed),
+	F("vfMac", K_MAC, vf_orig.mac),
+	F("vfVlan", K_INT, vf_orig.vlan),
+	F("vfQos", K_INT, vf_orig.qos),
+	F("vfVlanProto", K_INT, vf_orig.vlan_proto),
+	F("vfSpoofchk", K_INT, vf_orig.spoofchk),
+	F("vfTrust", K_INT, vf_orig.trust),
+	F("vfLinkState", K_INT, vf_orig.link_state),
+	F("vfMinTxRate", K_U32, vf_orig.min_tx_rate),
+	F("vfMaxTxRate", K_U32, vf_orig.max_tx_rate),
+	F("hasRdma", K_BOOL, has_rdma),
+	F("rdmaName", K_STR, rdma_name),
+	F("rdmaIndex", K_U32, rdma_index),
+#undef F
+};
+
+static cJSON *field_to_json(const struct field *f, const char *p)
+{
+	char mac[18];
+
+	switch (f->kind) {
+	case K_STR:
+		return cJSON_CreateString(p);
+	case K_INT:
+		return cJSON_CreateNumber(*(const int *)p);
+	case K_BOOL:
+		return cJSON_CreateBool(*(const bool *)p);
+	case K_U32:
+		return cJSON_CreateNumber(*(const uint32_t *)p);
+	case K_MAC:
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", (uint8_t)p[0],
+			 (uint8_t)p[1], (uint8_t)p[2], (uint8_t)p[3], (uint8_t)p[4],
+			 (uint8_t)p[5]);
+		return cJSON_CreateString(mac);
+	}
+	return NULL;
+}
+
+static int field_from_json(const struct field *f, const cJSON *v, char *p)
+{
+	if (f->kind == K_BOOL) {
+		if (!cJSON_IsBool(v))
+			return -EINVAL;
+		*(bool *)p = cJSON_IsTrue(v);
+		return 0;
+	}
+	if (f->kind == K_STR || f->kind == K_MAC) {
+		if (!cJSON_IsString(v) || strlen(v->valuestring) >= (f->kind == K_STR ? f->size : 18))
+			return -EINVAL;
+		if (f->kind == K_MAC)
+			return conf_parse_mac(v->valuestring, (uint8_t *)p);
+		memcpy(p, v->valuestring, strlen(v->valuestring) + 1);
+		return 0;
+	}
+	if (!cJSON_IsNumber(v))
+		return -EINVAL;
+	if (f->kind == K_INT)
+		*(int *)p = (int)v->valuedouble;
+	else
+		*(uint32_t *)p = (uint32_t)v->valuedouble;
+	return 0;
+}
+
+int attach_save(const struct attach *a, struct cni_err *err)
+{
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	cJSON *root = cJSON_CreateObject();
+	char *text = NULL;
+	int ret = -ENOMEM;
+
+	for (size_t i = 0; root && i < sizeof(fields) / sizeof(fields[0]); i++) {
+		cJSON *v = field_to_json(&fields[i], (const char *)a + fields[i].off);
+
+		if (!v || !cJSON_AddItemToObject(root, fields[i].key, v)) {
+			cJSON_Delete(v);
+			goto out;
+		}
+	}
+	text = root ? cJSON_PrintUnformatted(root) : NULL;
+	if (!text)
+		goto out;
+	attach_state_name(a->containerid, a->ifname, name, sizeof(name));
+	ret = cache_mkdir(a->conf.data_dir);
+	if (ret == 0)
+		ret = cache_write(a->conf.data_dir, name, text, strlen(text));
+out:
+	if (ret < 0)
+		cni_err_set(err, CNI_ERR_IO, "failed to save state %s/%s: %s", a->conf.data_dir,
+			    name, strerror(-ret));
+	free(text);
+	cJSON_Delete(root);
+	return ret;
+}
+
+/* A state file that does not parse is treated as absent (DEL must still
+ * succeed), with a warning in the log. */
+int attach_load(struct attach *a, struct cni_err *err)
+{
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	struct attach *scratch;
+	cJSON *root = NULL;
+	char *text = NULL;
+	size_t len;
+	int ret;
+
+	attach_state_name(a->containerid, a->ifname, name, sizeof(name));
+	ret = cache_read(a->conf.data_dir, name, &text, &len);
+	if (ret == -ENOENT)
+		return ret;
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_IO, "failed to read state %s/%s: %s", a->conf.data_dir,
+			    name, strerror(-ret));
+		return ret;
+	}
+	/* Fields land in a scratch copy so a bad file changes nothing. */
+	scratch = malloc(sizeof(*scratch));
+	root = cJSON_Parse(text);
+	ret = root && scratch ? 0 : -EINVAL;
+	if (scratch)
+		memcpy(scratch, a, sizeof(*a));
+	for (size_t i = 0; ret == 0 && i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, fields[i].key);
+
+		ret = v ? field_from_json(&fields[i], v, (char *)scratch + fields[i].off) : -EINVAL;
+	}
+	if (ret == 0) {
+		memcpy(a, scratch, sizeof(*a));
+	} else {
+		log_warn("ignoring corrupt state %s/%s", a->conf.data_dir, name);
+		ret = -ENOENT;
+	}
+	free(scratch);
+	cJSON_Delete(root);
+	free(text);
+	return ret;
+}
+
+int attach_remove(const struct attach *a)
+{
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+
+	attach_state_name(a->containerid, a->ifname, name, sizeof(name));
+	return cache_remove(a->conf.data_dir, name);
+}

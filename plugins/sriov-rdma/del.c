@@ -1,2 +1,82 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* DEL: undo what ADD did, in reverse, from the state file or from what the
+ * host and pod show; whatever is already gone is success. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "steps.h"
+#include "verbs.h"
+
+/* State first (it knows the original VF settings); without it, the alias on
+ * the pod link and the RDMA device whose netdev is that link. */
+static int locate(struct attach *a, struct cni_err *err)
+{
+	char env_netns[PATH_MAX];
+	struct cni_err ignored = { 0 };
+	int link_ifindex, ret;
+
+	if (vf_read(a, &ignored) < 0)
+		log_warn("VF %s: %s; releasing what is left", a->conf.device_id, ignored.msg);
+	snprintf(env_netns, sizeof(env_netns), "%s", a->netns);
+	ret = attach_load(a, err);
+	if (ret < 0 && ret != -ENOENT)
+		return ret;
+	if (env_netns[0])
+		snprintf(a->netns, sizeof(a->netns), "%s", env_netns);
+	ret = attach_open_netns(a, true, err);
+	if (ret < 0)
+		return ret;
+	netdev_find_pod(a, &link_ifindex);
+	if (!a->has_rdma && a->conf.rdma)
+		rdma_find_pod(a, link_ifindex);
+	return 0;
+}
+
+/* Every step runs even after one fails, so the IP is released whatever
+ * happened to the device; the first error is reported and the state file
+ * kept so a retry can finish the job. */
+static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
+{
+	int rdma, netdev, vf = 0, ipam = 0, ret;
+
+	rdma = rdma_to_host(a, err);
+	netdev = netdev_to_host(a, err);
+	if (netdev == 0 || a->chained)
+		vf = vf_restore(a, err);
+	else
+		log_info("VF %s is not ours to restore (held elsewhere or gone)", a->vf.bdf);
+	if (release_ip)
+		ipam = ipam_del(a, err);
+	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || vf < 0 || ipam < 0)
+		return -EIO;
+	ret = attach_remove(a);
+	if (ret < 0)
+		cni_err_set(err, CNI_ERR_IO, "failed to remove state of %s:%s in %s: %s",
+			    a->containerid, a->ifname, a->conf.data_dir, strerror(-ret));
+	return ret;
+}
+
+int del_attachment(struct attach *a, bool release_ip, struct cni_err *err)
+{
+	int ret = attach_lock(a, err);
+
+	if (ret == 0)
+		ret = locate(a, err);
+	if (ret == 0)
+		ret = undo_all(a, release_ip, err);
+	return ret;
+}
+
+int cmd_del(struct plugin_ctx *ctx)
+{
+	struct attach *a = NULL;
+	int ret;
+
+	ret = attach_new(ctx, &a, &ctx->err);
+	if (ret == 0)
+		ret = del_attachment(a, true, &ctx->err);
+	attach_free(a);
+	return ret;
+}

@@ -1,2 +1,107 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* GC: undo attachments the runtime no longer lists, then let IPAM do the same. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cache.h"
+#include "ipamexec.h"
+#include "log.h"
+#include "steps.h"
+#include "verbs.h"
+
+static bool is_valid(const struct cni_netconf *nc, const char *containerid, const char *ifname)
+{
+	for (int i = 0; i < nc->n_valid; i++) {
+		if (strcmp(nc->valid[i].containerid, containerid) == 0 &&
+		    strcmp(nc->valid[i].ifname, ifname) == 0)
+			return true;
+	}
+	return false;
+}
+
+/* "<containerID>:<ifname>.json" -> its two parts; -EINVAL for other files. */
+static int split_name(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ])
+{
+	const char *colon = strchr(name, ':');
+	size_t len = strlen(name);
+
+	if (!colon || len < 6 || (size_t)(colon - name) >= size ||
+	    (size_t)(name + len - 5 - colon - 1) >= IFNAMSIZ)
+		return -EINVAL;
+	snprintf(containerid, size, "%.*s", (int)(colon - name), name);
+	snprintf(ifname, IFNAMSIZ, "%.*s", (int)(name + len - 5 - colon - 1), colon + 1);
+	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
+}
+
+/* One stale attachment, with the device from its own state file. */
+static int collect(struct plugin_ctx *ctx, const char *containerid, const char *ifname)
+{
+	struct cni_err err = { 0 };
+	struct attach *a = NULL;
+	int ret;
+
+	ret = attach_new(ctx, &a, &err);
+	if (ret == 0) {
+		attach_set_id(a, containerid, ifname, "");
+		ret = attach_load(a, &err);
+	}
+	if (ret == 0) {
+		snprintf(a->conf.device_id, sizeof(a->conf.device_id), "%s", a->vf.bdf);
+		a->conf.is_aux = !sysfs_valid_bdf(a->vf.bdf);
+		ret = del_attachment(a, false, &err);
+	}
+	if (ret < 0 && ret != -ENOENT)
+		log_error("gc of %s:%s failed: %s", containerid, ifname, err.msg);
+	attach_free(a);
+	return ret == -ENOENT ? 0 : ret;
+}
+
+static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
+{
+	char containerid[NETCONF_NAME_MAX], ifname[IFNAMSIZ];
+	char **names = NULL;
+	size_t n = 0;
+	int ret, failed = 0;
+
+	ret = cache_list(conf->data_dir, ".json", &names, &n);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret < 0) {
+		cni_err_set(&ctx->err, CNI_ERR_IO, "failed to list %s: %s", conf->data_dir,
+			    strerror(-ret));
+		return ret;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (split_name(names[i], containerid, sizeof(containerid), ifname) == 0 &&
+		    !is_valid(&conf->net, containerid, ifname) &&
+		    collect(ctx, containerid, ifname) < 0)
+			failed++;
+		free(names[i]);
+	}
+	free(names);
+	if (failed)
+		cni_err_set(&ctx->err, CNI_ERR_IO, "gc: %d stale attachments could not be undone "
+			    "(see the log)", failed);
+	return failed ? -EIO : 0;
+}
+
+int cmd_gc(struct plugin_ctx *ctx)
+{
+	struct attach *a = NULL;
+	int ret;
+
+	ret = attach_new(ctx, &a, &ctx->err);
+	if (ret == 0 && !a->conf.net.has_valid) {
+		cni_err_set(&ctx->err, CNI_ERR_CONFIG, "GC needs cni.dev/valid-attachments");
+		ret = -EINVAL;
+	}
+	if (ret == 0)
+		ret = collect_stale(ctx, &a->conf);
+	if (ret == 0 && a->conf.has_ipam)
+		ret = ipam_exec(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+				&ctx->err);
+	attach_free(a);
+	return ret;
+}

@@ -1,3 +1,17 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
-int main(void) { return 1; }
+/* sriov-rdma: an SR-IOV VF and its RDMA device into a pod, and back. */
+#include "plugin.h"
+#include "verbs.h"
+
+static const struct plugin_verb verbs[] = {
+	{ CNI_CMD_ADD, cmd_add },
+	{ CNI_CMD_DEL, cmd_del },
+	{ CNI_CMD_CHECK, cmd_check },
+	{ CNI_CMD_GC, cmd_gc },
+	{ CNI_CMD_STATUS, cmd_status },
+};
+
+int main(void)
+{
+	return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
+}

@@ -1,2 +1,42 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* STATUS: ready when RDMA devices can move (exclusive mode) and IPAM is ready. */
+#include <errno.h>
+
+#include "ipamexec.h"
+#include "rdmanl.h"
+#include "steps.h"
+#include "verbs.h"
+
+static int check_rdma_mode(struct cni_err *err)
+{
+	struct cni_err why = { 0 };
+	enum rdmanl_mode mode;
+	int ret;
+
+	ret = rdmanl_get_mode(-1, &mode, &why);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NOT_READY, "cannot read the RDMA netns mode: %s", why.msg);
+		return ret;
+	}
+	if (mode != RDMANL_MODE_EXCLUSIVE) {
+		cni_err_set(err, CNI_ERR_NOT_READY, "RDMA subsystem is in shared netns mode: "
+			    RDMA_MODE_FIX);
+		return -EOPNOTSUPP;
+	}
+	return 0;
+}
+
+int cmd_status(struct plugin_ctx *ctx)
+{
+	struct attach *a = NULL;
+	int ret;
+
+	ret = attach_new(ctx, &a, &ctx->err);
+	if (ret == 0 && a->conf.rdma)
+		ret = check_rdma_mode(&ctx->err);
+	if (ret == 0 && a->conf.has_ipam)
+		ret = ipam_exec(CNI_CMD_STATUS, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+				&ctx->err);
+	attach_free(a);
+	return ret;
+}

@@ -1,2 +1,126 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder */
+/* The VF: found through sysfs, judged usable, its admin settings set on the PF. */
+#include <errno.h>
+#include <string.h>
+
+#include "steps.h"
+
+/* Drivers that give the VF to user space: no kernel netdev, so no RDMA device. */
+static const char *const userspace_drivers[] = {
+	"vfio-pci", "uio_pci_generic", "igb_uio", "vfio_pci",
+};
+
+static int check_driver(const struct sysfs_vf *vf, struct cni_err *err)
+{
+	for (size_t i = 0; i < sizeof(userspace_drivers) / sizeof(userspace_drivers[0]); i++) {
+		if (strcmp(vf->driver, userspace_drivers[i]) == 0) {
+			cni_err_set(err, CNI_ERR_DEVICE, "VF %s is bound to %s: RDMA needs a kernel "
+				    "netdevice; use deviceType: netdevice in the "
+				    "SriovNetworkNodePolicy", vf->bdf, vf->driver);
+			return -EINVAL;
+		}
+	}
+	if (!vf->driver[0]) {
+		cni_err_set(err, CNI_ERR_DEVICE, "VF %s has no driver bound: bind it to its "
+			    "kernel driver (e.g. mlx5_core)", vf->bdf);
+		return -ENODEV;
+	}
+	return 0;
+}
+
+int vf_read(struct attach *a, struct cni_err *err)
+{
+	if (a->conf.is_aux)
+		return sysfs_aux_read(a->conf.device_id, &a->vf, err);
+	return sysfs_vf_read(a->conf.device_id, &a->vf, err);
+}
+
+int vf_resolve(struct attach *a, struct cni_err *err)
+{
+	int ret = vf_read(a, err);
+
+	if (ret == 0)
+		ret = check_driver(&a->vf, err);
+	return ret;
+}
+
+/* Fields whose original value the PF did not report cannot be restored. */
+static unsigned int restorable(const struct vf_config *v)
+{
+	unsigned int mask = VF_MAC | VF_VLAN | VF_RATE;
+
+	if (v->spoofchk >= 0)
+		mask |= VF_SPOOFCHK;
+	if (v->trust >= 0)
+		mask |= VF_TRUST;
+	if (v->link_state >= 0)
+		mask |= VF_LINK_STATE;
+	return mask;
+}
+
+static bool has_pf(const struct attach *a)
+{
+	return !a->conf.is_aux && a->vf.pf_ifname[0];
+}
+
+static int find_pf(struct attach *a, struct cni_err *err)
+{
+	struct link_info pf;
+	int ret;
+
+	if (!has_pf(a)) {
+		cni_err_set(err, CNI_ERR_DEVICE, "cannot apply VF settings to %s: no PF netdev "
+			    "in the host netns", a->vf.bdf);
+		return -ENODEV;
+	}
+	ret = link_get_by_name(a->host_nl, a->vf.pf_ifname, &pf);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "PF %s of VF %s: %s", a->vf.pf_ifname, a->vf.bdf,
+			    strerror(-ret));
+		return ret;
+	}
+	a->pf_ifindex = pf.ifindex;
+	return 0;
+}
+
+/* The MAC alone on a PF without VF info (a PF stand-in, or a driver that
+ * reports none) is set on the netdev only; any other setting needs the PF. */
+int vf_apply(struct attach *a, struct cni_err *err)
+{
+	unsigned int mask = a->conf.vf_mask;
+	int ret;
+
+	if (!mask || a->chained || (mask == VF_MAC && !has_pf(a)))
+		return 0;
+	ret = find_pf(a, err);
+	if (ret < 0)
+		return ret;
+	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig);
+	if (ret == -ENOENT && mask == VF_MAC)
+		return 0;
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "PF %s reports no settings for VF %d (%s): "
+			    "cannot apply vlan, spoofchk, trust, link_state or rates",
+			    a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf);
+		return ret;
+	}
+	ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf, mask, err);
+	if (ret == 0)
+		a->vf_changed = mask & restorable(&a->vf_orig);
+	return ret;
+}
+
+int vf_restore(struct attach *a, struct cni_err *err)
+{
+	int ret;
+
+	if (!a->vf_changed)
+		return 0;
+	ret = find_pf(a, err);
+	if (ret == 0)
+		ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig,
+				  a->vf_changed, err);
+	if (ret == 0)
+		a->vf_changed = 0;
+	return ret;
+}

@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* One attachment (containerID, ifname -> VF): what ADD did, so DEL can undo it. */
+#pragma once
+
+#include <stdbool.h>
+#include <stdint.h>
+#include <net/if.h>
+#include "cniargs.h"
+#include "conf.h"
+#include "env.h"
+#include "link.h"
+#include "plugin.h"
+#include "rdmanl.h"
+#include "result.h"
+#include "sysfs.h"
+
+/* IFLA_IFALIAS on the VF while it is in a pod: "sriov-rdma:<host-ifname>:<containerID>".
+ * It survives the pod netns (the kernel returns the VF with it), so DEL can
+ * restore the name without any file and tell whose VF it is. */
+#define ATTACH_ALIAS_PREFIX "sriov-rdma:"
+
+struct attach {
+	char containerid[NETCONF_NAME_MAX];
+	char ifname[IFNAMSIZ];
+	char netns[PATH_MAX];		/* "" when unknown (DEL may have none) */
+	struct conf conf;
+	const char *conf_text;		/* stdin, passed on to IPAM */
+	size_t conf_len;
+	struct cni_args args;
+	struct sysfs_vf vf;
+
+	/* The VF as it was on the host: recorded by ADD, restored by DEL. */
+	char host_ifname[IFNAMSIZ];
+	char host_alias[LINK_ALIAS_MAX];
+	uint8_t host_mac[6];
+	bool host_up;
+	bool chained;			/* an earlier plugin moved the netdev */
+	int pf_ifindex;
+	struct vf_config vf_orig;	/* VF settings before ADD ... */
+	unsigned int vf_changed;	/* ... of the fields ADD changed */
+	bool has_rdma;
+	char rdma_name[RDMANL_NAME_MAX];
+	uint32_t rdma_index;
+
+	struct cni_result result;
+	cJSON *out;			/* ADD's result document */
+
+	/* Handles, not saved. */
+	int host_ns;
+	int pod_ns;			/* -1 when the pod netns is gone */
+	struct link_sock *host_nl;
+	struct link_sock *pod_nl;
+	int lock_fd;
+	int pod_ifindex;		/* 0 until the netdev is in the pod */
+};
+
+/* Allocates, parses env/args/config; handles closed. */
+int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err);
+/* Sets the attachment's identity (from the env, or from a state file for GC). */
+void attach_set_id(struct attach *a, const char *containerid, const char *ifname,
+		   const char *netns);
+void attach_free(struct attach *a);
+
+/* Opens the host netns/rtnetlink socket and, when the path exists, the pod's.
+ * missing_ok: a pod netns that is gone leaves pod_ns -1 (DEL) instead of failing. */
+int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err);
+/* The per-VF lock: a late DEL of an old pod and the ADD of a new pod that
+ * got the same VF run one after the other, never interleaved. */
+int attach_lock(struct attach *a, struct cni_err *err);
+
+/* The alias ADD puts on the VF (-ENAMETOOLONG for a containerID too long to
+ * fit IFALIASZ), and its parse (-EINVAL when not ours). */
+int attach_alias(const struct attach *a, char out[LINK_ALIAS_MAX]);
+int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
+		       size_t size);
+
+/* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent. */
+int attach_save(const struct attach *a, struct cni_err *err);
+int attach_load(struct attach *a, struct cni_err *err);
+int attach_remove(const struct attach *a);
+/* Builds the state file name for (containerid, ifname). */
+void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size);

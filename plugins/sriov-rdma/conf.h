@@ -1,0 +1,38 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The sriov-rdma network config: sriov-cni's keys plus rdma and dataDir. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include "cniargs.h"
+#include "err.h"
+#include "link.h"
+#include "netconf.h"
+#include "sysfs.h"
+
+#define CONF_DEFAULT_DATA_DIR "/var/lib/cni/sriov-rdma"
+
+struct conf {
+	struct cni_netconf net;
+	char device_id[SYSFS_NAME_MAX];	/* PCI address, or auxiliary id of an SF */
+	bool is_aux;
+	struct vf_config vf;		/* requested VF settings ... */
+	unsigned int vf_mask;		/* ... and which of them (enum vf_field) */
+	uint8_t mac[6];			/* pod-side MAC (mac, runtimeConfig.mac, MAC=) */
+	bool has_mac;
+	bool rdma;
+	char data_dir[PATH_MAX];
+	bool has_ipam;
+	char ipam_type[NETCONF_NAME_MAX];
+	char log_level[16];
+	char log_file[PATH_MAX];
+};
+
+/* Parses and validates everything before anything is touched. args may
+ * carry MAC=. need_device: a deviceID is required (not for GC and STATUS). */
+int conf_parse(const char *doc, const struct cni_args *args, bool need_device,
+	       struct conf *out, struct cni_err *err);
+void conf_release(struct conf *c);
+/* "aa:bb:cc:dd:ee:ff" -> bytes; -EINVAL on anything else. */
+int conf_parse_mac(const char *s, uint8_t mac[6]);

@@ -1,0 +1,236 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The VF netdev: into the pod under CNI_IFNAME and back under its host name. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "steps.h"
+
+/* Whether the alias says this attachment put the link where it is. */
+static bool ours(const struct attach *a, const char *alias, char host_ifname[IFNAMSIZ])
+{
+	char owner[NETCONF_NAME_MAX];
+
+	return attach_alias_parse(alias, host_ifname, owner, sizeof(owner)) == 0 &&
+	       strcmp(owner, a->containerid) == 0;
+}
+
+/* ADD: the VF netdev as sysfs shows it in the host. A VF that still carries
+ * our alias came back from a dead pod: its host name is in the alias. */
+int netdev_find_host(struct attach *a, struct cni_err *err)
+{
+	char owner[NETCONF_NAME_MAX];
+	struct link_info link;
+	int ret;
+
+	ret = link_get_by_name(a->host_nl, a->vf.ifname, &link);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_DEVICE, "VF %s netdev %s: %s", a->vf.bdf, a->vf.ifname,
+			    strerror(-ret));
+		return ret;
+	}
+	if (attach_alias_parse(link.alias, a->host_ifname, owner, sizeof(owner)) == 0) {
+		a->host_alias[0] = '\0';
+	} else {
+		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", link.name);
+		snprintf(a->host_alias, sizeof(a->host_alias), "%s", link.alias);
+	}
+	memcpy(a->host_mac, link.mac, sizeof(a->host_mac));
+	a->host_up = link.up;
+	return 0;
+}
+
+/* DEL: the link CNI_IFNAME in the pod (its ifindex in *link_ifindex, 0 when
+ * none). Ours: sets pod_ifindex and, without a state file, the host name
+ * from the alias, and returns 0; -ENOENT otherwise. */
+int netdev_find_pod(struct attach *a, int *link_ifindex)
+{
+	char host_ifname[IFNAMSIZ];
+	struct link_info link;
+
+	*link_ifindex = 0;
+	if (!a->pod_nl || link_get_by_name(a->pod_nl, a->ifname, &link) < 0)
+		return -ENOENT;
+	*link_ifindex = link.ifindex;
+	if (!ours(a, link.alias, host_ifname))
+		return -ENOENT;
+	a->pod_ifindex = link.ifindex;
+	if (!a->host_ifname[0])
+		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", host_ifname);
+	return 0;
+}
+
+int netdev_to_pod(struct attach *a, struct cni_err *err)
+{
+	char alias[LINK_ALIAS_MAX];
+	struct link_info link;
+	int ret;
+
+	if (a->chained)
+		return 0;
+	ret = link_get_by_name(a->host_nl, a->vf.ifname, &link);
+	if (ret == 0)
+		ret = attach_alias(a, alias);
+	if (ret == 0)
+		ret = link_move(a->host_nl, link.ifindex, a->pod_ns, a->ifname, alias, err);
+	if (ret == 0)
+		ret = link_get_by_name(a->pod_nl, a->ifname, &link);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
+		cni_err_wrap(err, "failed to move VF %s (%s) into netns %s as %s", a->vf.bdf,
+			     a->vf.ifname, a->netns, a->ifname);
+		return ret;
+	}
+	a->pod_ifindex = link.ifindex;
+	return 0;
+}
+
+/* Puts the host-side facts back on a link that is in the host again. */
+static int restore_host_link(struct attach *a, struct cni_err *err)
+{
+	static const uint8_t unknown_mac[6];
+	struct link_info link;
+	int ret;
+
+	ret = link_get_by_name(a->host_nl, a->host_ifname, &link);
+	if (ret == 0 && memcmp(a->host_mac, unknown_mac, 6) && memcmp(a->host_mac, link.mac, 6))
+		ret = link_set_mac(a->host_nl, link.ifindex, a->host_mac, err);
+	if (ret == 0 && a->host_up)
+		ret = link_set_up(a->host_nl, link.ifindex, true, err);
+	return ret;
+}
+
+/* The kernel drops the pod's addresses and downs the link as it leaves the
+ * netns; the request is sent in the pod, where the ifindex is valid. */
+static int move_back(struct attach *a, struct cni_err *err)
+{
+	return link_move(a->pod_nl, a->pod_ifindex, a->host_ns, a->host_ifname, a->host_alias,
+			 err);
+}
+
+/* A VF the kernel returned from a dead pod keeps its pod name and our alias. */
+static int rename_returned(struct attach *a, struct cni_err *err)
+{
+	char host_ifname[IFNAMSIZ];
+	struct link_info link;
+	int ret;
+
+	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
+	    !ours(a, link.alias, host_ifname))
+		return -ENOENT;
+	if (!a->host_ifname[0])
+		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", host_ifname);
+	ret = link_set_up(a->host_nl, link.ifindex, false, err);
+	if (ret == 0 && strcmp(link.name, a->host_ifname))
+		ret = link_set_name(a->host_nl, link.ifindex, a->host_ifname, err);
+	if (ret == 0)
+		ret = link_set_alias(a->host_nl, link.ifindex, a->host_alias, err);
+	return ret;
+}
+
+/* 0 when the VF netdev is back in the host (or is not ours to move):
+ * -ENOENT when neither the pod nor the host holds our VF netdev. */
+int netdev_to_host(struct attach *a, struct cni_err *err)
+{
+	int ret;
+
+	if (a->chained)
+		return 0;
+	if (a->pod_ifindex && a->pod_nl)
+		ret = move_back(a, err);
+	else
+		ret = rename_returned(a, err);
+	if (ret == -ENOENT)
+		return ret;
+	if (ret == 0)
+		ret = restore_host_link(a, err);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
+		cni_err_wrap(err, "failed to return VF %s to the host as %s", a->vf.bdf,
+			     a->host_ifname);
+		return ret;
+	}
+	a->pod_ifindex = 0;
+	log_info("VF %s is back in the host as %s", a->vf.bdf, a->host_ifname);
+	return 0;
+}
+
+/* A route without its own gateway goes through the gateway of its family. */
+static const struct ipaddr *family_gateway(const struct cni_result *r, int family)
+{
+	for (int i = 0; i < r->n_ips; i++) {
+		if (r->ips[i].gateway.family == family)
+			return &r->ips[i].gateway;
+	}
+	return NULL;
+}
+
+static int add_routes(struct attach *a, struct cni_err *err)
+{
+	const struct cni_result *r = &a->result;
+	int ret = 0;
+
+	for (int i = 0; ret == 0 && i < r->n_routes; i++) {
+		const struct cni_route *rt = &r->routes[i];
+		const struct ipaddr *gw = rt->gw.family ? &rt->gw :
+					  family_gateway(r, rt->dst.addr.family);
+		static const struct ipaddr onlink;
+
+		ret = link_route_add(a->pod_nl, a->pod_ifindex, &rt->dst, gw ? gw : &onlink, err);
+	}
+	return ret;
+}
+
+/* Result interface 0 is the pod link, as the pod sees it now. */
+static int describe(struct attach *a, struct cni_err *err)
+{
+	char mac[18];
+	struct link_info link;
+	int ret, idx;
+
+	ret = link_get_by_index(a->pod_nl, a->pod_ifindex, &link);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "link %s in netns %s: %s", a->ifname, a->netns,
+			    strerror(-ret));
+		return ret;
+	}
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", link.mac[0], link.mac[1],
+		 link.mac[2], link.mac[3], link.mac[4], link.mac[5]);
+	a->result.n_ifaces = 0;
+	idx = result_add_iface(&a->result, a->ifname, mac, a->netns);
+	if (idx < 0) {
+		cni_err_set(err, CNI_ERR_IPAM, "ipam result has too many interfaces");
+		return idx;
+	}
+	a->result.ifaces[idx].mtu = (int)link.mtu;
+	snprintf(a->result.ifaces[idx].pci_id, sizeof(a->result.ifaces[idx].pci_id), "%s",
+		 a->vf.bdf);
+	for (int i = 0; i < a->result.n_ips; i++)
+		a->result.ips[i].iface = idx;
+	return 0;
+}
+
+/* MAC while down (drivers refuse it on a running VF), then up, addresses, routes. */
+int netdev_configure(struct attach *a, struct cni_err *err)
+{
+	int ret = 0;
+
+	if (a->chained)
+		return 0;
+	if (a->conf.has_mac)
+		ret = link_set_mac(a->pod_nl, a->pod_ifindex, a->conf.mac, err);
+	if (ret == 0)
+		ret = link_set_up(a->pod_nl, a->pod_ifindex, true, err);
+	for (int i = 0; ret == 0 && i < a->result.n_ips; i++)
+		ret = link_addr_add(a->pod_nl, a->pod_ifindex, &a->result.ips[i].address, err);
+	if (ret == 0)
+		ret = add_routes(a, err);
+	if (ret == 0)
+		ret = describe(a, err);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
+		cni_err_wrap(err, "failed to configure %s in netns %s", a->ifname, a->netns);
+	}
+	return ret;
+}

@@ -1,0 +1,114 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The VF's RDMA device follows its netdev between host and pod. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "log.h"
+#include "steps.h"
+
+static int check_mode(struct attach *a, struct cni_err *err)
+{
+	enum rdmanl_mode mode;
+	int ret;
+
+	ret = rdmanl_get_mode(a->host_ns, &mode, err);
+	if (ret == 0 && mode != RDMANL_MODE_EXCLUSIVE) {
+		cni_err_set(err, CNI_ERR_RDMA_MODE, "RDMA subsystem is in shared netns mode, so "
+			    "VF %s's RDMA device %s cannot move into the pod: " RDMA_MODE_FIX,
+			    a->vf.bdf, a->rdma_name);
+		ret = -EOPNOTSUPP;
+	}
+	return ret;
+}
+
+/* ADD: exactly one RDMA device on the VF, visible in the host, exclusive mode. */
+int rdma_resolve(struct attach *a, struct cni_err *err)
+{
+	struct rdmanl_dev dev;
+	int ret;
+
+	if (!a->conf.rdma)
+		return 0;
+	if (a->vf.n_rdma != 1) {
+		cni_err_set(err, CNI_ERR_NO_RDMA, "VF %s (driver %s) has %d RDMA devices, want "
+			    "exactly one: the SriovNetworkNodePolicy needs isRdma: true (or set "
+			    "\"rdma\": false for a netdev without RDMA)", a->vf.bdf,
+			    a->vf.driver, a->vf.n_rdma);
+		return -ENODEV;
+	}
+	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", a->vf.rdma[0]);
+	ret = check_mode(a, err);
+	if (ret < 0)
+		return ret;
+	ret = rdmanl_dev_by_name(a->host_ns, a->rdma_name, &dev, err);
+	if (ret == -ENODEV)
+		cni_err_set(err, CNI_ERR_NO_RDMA, "RDMA device %s of VF %s is not visible in the "
+			    "host netns", a->rdma_name, a->vf.bdf);
+	if (ret < 0)
+		return ret;
+	a->rdma_index = dev.index;
+	a->has_rdma = true;
+	return 0;
+}
+
+/* DEL without state: the pod's RDMA device whose port netdev is our link. */
+int rdma_find_pod(struct attach *a, int link_ifindex)
+{
+	struct rdmanl_dev devs[RDMANL_MAX_DEVS];
+	struct cni_err ignored = { 0 };
+	int n = 0;
+
+	if (a->pod_ns < 0 || !link_ifindex ||
+	    rdmanl_dev_list(a->pod_ns, devs, RDMANL_MAX_DEVS, &n, &ignored) < 0)
+		return -ENOENT;
+	for (int i = 0; i < n; i++) {
+		if (devs[i].ndev_index == link_ifindex) {
+			snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", devs[i].name);
+			a->rdma_index = devs[i].index;
+			a->has_rdma = true;
+			return 0;
+		}
+	}
+	return -ENOENT;
+}
+
+static int move(struct attach *a, int from, int to, const char *where, struct cni_err *err)
+{
+	int ret = rdmanl_dev_move(from, a->rdma_index, to, err);
+
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_RDMA_NETLINK, "%s", strerror(-ret));
+		cni_err_wrap(err, "failed to move RDMA device %s of VF %s %s", a->rdma_name,
+			     a->vf.bdf, where);
+	}
+	return ret;
+}
+
+int rdma_to_pod(struct attach *a, struct cni_err *err)
+{
+	if (!a->has_rdma)
+		return 0;
+	return move(a, a->host_ns, a->pod_ns, "into the pod netns", err);
+}
+
+/* From inside the pod netns, where the device is visible; a dead pod netns
+ * already gave it back to the host. */
+int rdma_to_host(struct attach *a, struct cni_err *err)
+{
+	struct rdmanl_dev dev;
+	int ret;
+
+	if (!a->has_rdma || a->pod_ns < 0)
+		return 0;
+	ret = rdmanl_dev_by_name(a->pod_ns, a->rdma_name, &dev, err);
+	if (ret == -ENODEV)
+		return 0;
+	if (ret == 0) {
+		a->rdma_index = dev.index;
+		ret = move(a, a->pod_ns, a->host_ns, "back to the host netns", err);
+	}
+	if (ret == 0)
+		log_info("RDMA device %s is back in the host", a->rdma_name);
+	return ret;
+}

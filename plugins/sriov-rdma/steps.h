@@ -1,0 +1,36 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The reversible steps of an attachment: ADD runs them, DEL and rollback undo them.
+ * Every undo is idempotent: what is already undone is success. */
+#pragma once
+
+#include "attach.h"
+
+/* vf.c: find and judge the VF; its admin settings on the PF. */
+int vf_read(struct attach *a, struct cni_err *err);
+int vf_resolve(struct attach *a, struct cni_err *err);
+int vf_apply(struct attach *a, struct cni_err *err);
+int vf_restore(struct attach *a, struct cni_err *err);
+
+/* netdev.c: the VF netdev between host and pod, and its pod-side setup. */
+int netdev_find_host(struct attach *a, struct cni_err *err);
+int netdev_find_pod(struct attach *a, int *link_ifindex);
+int netdev_to_pod(struct attach *a, struct cni_err *err);
+int netdev_to_host(struct attach *a, struct cni_err *err);
+int netdev_configure(struct attach *a, struct cni_err *err);
+
+/* rdma.c: the VF's RDMA device follows its netdev. */
+#define RDMA_MODE_FIX "run `rdma system set netns exclusive` (or load ib_core with " \
+	"netns_mode=0, or set rdmaMode: exclusive in the SriovNetworkPoolConfig)"
+
+int rdma_resolve(struct attach *a, struct cni_err *err);
+int rdma_find_pod(struct attach *a, int link_ifindex);
+int rdma_to_pod(struct attach *a, struct cni_err *err);
+int rdma_to_host(struct attach *a, struct cni_err *err);
+
+/* ipam.c: delegation to ipam.type. */
+int ipam_add(struct attach *a, struct cni_err *err);
+int ipam_del(struct attach *a, struct cni_err *err);
+
+/* del.c: undo all an attachment did, from its state file or what the host
+ * and pod show; IPAM DEL too when release_ip. */
+int del_attachment(struct attach *a, bool release_ip, struct cni_err *err);
