@@ -99,6 +99,19 @@ skip() {
 	echo "ok $T_N # SKIP $1"
 }
 
+# like_any GOT DESC SUBSTRING...: GOT contains one of the SUBSTRINGs.
+like_any() {
+	local got=$1 desc=$2 sub
+	shift 2
+	for sub in "$@"; do
+		[[ "$got" == *"$sub"* ]] && { t_result 0 "$desc"; return; }
+	done
+	t_result 1 "$desc"
+	diag "got:  $got"
+	diag "want something containing one of: $*"
+	return 1
+}
+
 # unlike GOT SUBSTRING DESC
 unlike() {
 	if [[ "$1" != *"$2"* ]]; then
@@ -547,42 +560,72 @@ vf_to_pod() {
 # assert_added VERSION RDMA(yes|no) [MAC]: the last ADD of VF $VF into $POD
 # succeeded: the pod has the VF named $IFNAME, up, with MAC and the IPAM
 # addresses; the host has lost it (and its RDMA device when RDMA=yes); the
-# result is a VERSION result describing it.
+# result is a VERSION result describing it. Descriptions start with $T_CTX
+# (default: the version).
 assert_added() {
-	local v=$1 rdma=$2 mac=${3:-} l want got
-	is "$RC" 0 "$v: ADD succeeds" || return
+	local v=$1 rdma=$2 mac=${3:-} c=${T_CTX:-$1} l want got
+	is "$RC" 0 "$c: ADD succeeds" || return
 	l=$(vf_link "$VF" "$POD")
-	is "$(link_field "$l" .ifname)" "$IFNAME" "$v: the VF is in the pod named $IFNAME"
-	ok "$v: the VF is up in the pod" link_is_up "$l"
-	[ -n "$mac" ] && is "$(link_field "$l" .address)" "$mac" "$v: the VF has MAC $mac"
+	is "$(link_field "$l" .ifname)" "$IFNAME" "$c: the VF is in the pod named $IFNAME"
+	ok "$c: the VF is up in the pod" link_is_up "$l"
+	[ -n "$mac" ] && is "$(link_field "$l" .address)" "$mac" "$c: the VF has MAC $mac"
 	want=$(jout '[.ips[].address] | sort | join(" ")')
 	got=$(link_addrs "$l" | tr ' ' '\n' | sort | paste -sd ' ')
-	is "$got" "$want" "$v: the VF has the IPAM addresses ($want)"
-	is "$(vf_link "$VF")" "" "$v: the host no longer has the VF netdev"
+	is "$got" "$want" "$c: the VF has the IPAM addresses ($want)"
+	is "$(vf_link "$VF")" "" "$c: the host no longer has the VF netdev"
 	if [ "$rdma" = yes ]; then
-		like " $(rdma_visible "$POD") " " ${FX_VF_RDMA[$VF]} " "$v: the pod sees RDMA device ${FX_VF_RDMA[$VF]}"
+		like " $(rdma_visible "$POD") " " ${FX_VF_RDMA[$VF]} " "$c: the pod sees RDMA device ${FX_VF_RDMA[$VF]}"
 		unlike " $(rdma_visible "") " " ${FX_VF_RDMA[$VF]} " \
-			"$v: the host no longer sees ${FX_VF_RDMA[$VF]}"
+			"$c: the host no longer sees ${FX_VF_RDMA[$VF]}"
 	fi
 	assert_result "$v"
 }
 
 # assert_result VERSION: the last output is a VERSION result for the VF.
 assert_result() {
-	local v=$1
-	is "$(jout .cniVersion)" "$v" "$v: result is in version $v"
-	is "$(jout '.interfaces[0].name')" "$IFNAME" "$v: result interface is $IFNAME"
-	is "$(jout '.interfaces[0].sandbox')" "$NETNS" "$v: result interface sandbox is the netns path"
-	is "$(jout '.ips[0].interface')" 0 "$v: result ips[0] points at interface 0"
+	local v=$1 c=${T_CTX:-$1}
+	is "$(jout .cniVersion)" "$v" "$c: result is in version $v"
+	is "$(jout '.interfaces[0].name')" "$IFNAME" "$c: result interface is $IFNAME"
+	is "$(jout '.interfaces[0].sandbox')" "$NETNS" "$c: result interface sandbox is the netns path"
+	is "$(jout '.ips[0].interface')" 0 "$c: result ips[0] points at interface 0"
 	if version_ge "$v" 1.0.0; then
-		is "$(jout '[.ips[] | has("version")] | any')" false "$v: result ips have no version"
+		is "$(jout '[.ips[] | has("version")] | any')" false "$c: result ips have no version"
 	else
-		is "$(jout '[.ips[] | has("version")] | all')" true "$v: result ips have a version"
+		is "$(jout '[.ips[] | has("version")] | all')" true "$c: result ips have a version"
 	fi
 	if version_ge "$v" 1.1.0; then
-		is "$(jout '.interfaces[0].pciID')" "${FX_VF_BDF[$VF]}" "$v: result interface has pciID"
-		is "$(jout '.interfaces[0].mtu | type')" number "$v: result interface has mtu"
+		is "$(jout '.interfaces[0].pciID')" "${FX_VF_BDF[$VF]}" "$c: result interface has pciID"
+		is "$(jout '.interfaces[0].mtu | type')" number "$c: result interface has mtu"
 	fi
+}
+
+# round_trip VERSION RDMA(yes|no) CONF [MAC] [NAME=VALUE...]: in a new pod,
+# ADD (assert_added), CHECK passes and fails once the address is removed in
+# the pod (0.4.0+), DEL restores the host exactly, a second DEL succeeds.
+round_trip() {
+	local v=$1 rdma=$2 c=$3 mac=${4:-} ctx=${T_CTX:-$1} before addr
+	shift 3
+	[ $# -gt 0 ] && shift
+	pod_new
+	before=$(host_state)
+	cni ADD "$c" "$@"
+	if assert_added "$v" "$rdma" "$mac"; then
+		version_ge "$v" 0.4.0 && c=$(with_prev "$c" "$OUT")
+		addr=$(jout '.ips[0].address')
+		if version_ge "$v" 0.4.0; then
+			cni CHECK "$c" "$@"
+			is "$RC" 0 "$ctx: CHECK passes"
+			ip -n "$POD" addr del "$addr" dev "$IFNAME"
+			cni CHECK "$c" "$@"
+			ok "$ctx: CHECK fails once $addr is removed in the pod" test "$RC" -ne 0
+		fi
+		cni DEL "$c" "$@"
+		is "$RC" 0 "$ctx: DEL succeeds"
+		is "$(host_state)" "$before" "$ctx: DEL puts the VF back as it was and releases the IP"
+		cni DEL "$c" "$@"
+		is "$RC" 0 "$ctx: second DEL succeeds"
+	fi
+	netns_del "$POD"
 }
 
 # add_fails CODES TEXT DESC CONF [NAME=VALUE...]: ADD fails with one of CODES
