@@ -69,6 +69,14 @@ ok() {
 	t_result $? "$desc"
 }
 
+# nok DESC CMD...: passes when CMD fails.
+nok() {
+	local desc=$1
+	shift
+	! "$@"
+	t_result $? "$desc"
+}
+
 # is GOT WANT DESC
 is() {
 	if [ "$1" == "$2" ]; then
@@ -248,12 +256,6 @@ pci_dev() {
 	ln -s "../../../../devices/pci$FX_PCI/$1" "$SYSFS_PATH/bus/pci/drivers/$2/$1"
 }
 
-fx_sim_dev() {
-	jq -n --arg name "$1" --argjson index "$2" --arg pci "$3" --arg ndev "$4" \
-		--argjson ndev_index "$5" \
-		'{name: $name, index: $index, pci: $pci, ndev: $ndev, ndev_index: $ndev_index, netns: "host"}'
-}
-
 fx_setup() {
 	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive i bdf
 	while [ $# -gt 0 ]; do
@@ -290,7 +292,7 @@ fx_setup() {
 	fx_ifindex "$FX_PF" >"$FX_DEVICES/$FX_PF_BDF/net/$FX_PF/ifindex"
 	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_numvfs"
 	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_totalvfs"
-	local devs=("$(fx_sim_dev mlx5_0 1 "$FX_PF_BDF" "$FX_PF" "$(fx_ifindex "$FX_PF")")")
+	sim init "$mode" && sim add mlx5_0 1 "$FX_PF_BDF" "$FX_PF" || return
 
 	FX_VF_IF=() FX_VF_IDX=() FX_VF_MAC=() FX_VF_BDF=() FX_VF_RDMA=()
 	for ((i = 0; i < nvfs; i++)); do
@@ -312,12 +314,9 @@ fx_setup() {
 		if [ "$i" -ne "$vfio" ] && [ "$i" -ne "$nordma" ]; then
 			FX_VF_RDMA[i]=mlx5_$((i + 1))
 			mkdir "$FX_DEVICES/$bdf/infiniband"
-			devs+=("$(fx_sim_dev "${FX_VF_RDMA[i]}" $((i + 2)) "$bdf" \
-				"${FX_VF_IF[i]}" "${FX_VF_IDX[i]}")")
+			sim add "${FX_VF_RDMA[i]}" $((i + 2)) "$bdf" "${FX_VF_IF[i]}" || return
 		fi
 	done
-	printf '%s\n' "${devs[@]}" | jq -s --arg mode "$mode" '{mode: $mode, devices: .}' \
-		>"$RDMA_SIM_STATE" || return
 	fx_sync
 }
 
@@ -357,9 +356,9 @@ fx_sync() {
 # host), empty when it is not there. The ifindex identifies it: moving a
 # netdev between namespaces keeps its ifindex.
 vf_link() {
-	local ns=()
-	[ -n "${2:-}" ] && ns=(-n "$2")
-	ip "${ns[@]}" -d -j addr show 2>/dev/null |
+	local nsarg=()
+	[ -n "${2:-}" ] && nsarg=(-n "$2")
+	ip "${nsarg[@]}" -d -j addr show 2>/dev/null |
 		jq -c --argjson idx "${FX_VF_IDX[$1]}" '.[] | select(.ifindex == $idx)'
 }
 
@@ -382,17 +381,37 @@ rdma_netns() {
 	jq -r --arg d "$1" '.devices[] | select(.name == $d) | .netns' "$RDMA_SIM_STATE"
 }
 
-# rdma_visible NETNS|"": the RDMA devices seen from a netns (via the
-# simulator, as any RDMA netlink client there sees them), sorted, one line.
-rdma_visible() {
-	local ino
-	if [ -n "$1" ]; then
-		ino=$(netns_inode "$1")
+# rdma_cmd NETNS|"" ARGS...: iproute2's rdma tool run in a netns (host when ""),
+# its RDMA netlink answered by the simulator.
+rdma_cmd() {
+	local ns=$1
+	shift
+	if [ -n "$ns" ]; then
+		ip netns exec "$ns" env LD_PRELOAD="$RDMASIM_LIB" RDMA_SIM_STATE="$RDMA_SIM_STATE" rdma "$@"
 	else
-		ino=host
+		env LD_PRELOAD="$RDMASIM_LIB" rdma "$@"
 	fi
-	jq -r --arg ns "$ino" '.mode as $m | [.devices[] | select($m == "shared" or .netns == $ns)
-		| .name] | sort | join(" ")' "$RDMA_SIM_STATE"
+}
+
+# rdma_visible NETNS|"": the RDMA devices seen from a netns, sorted, one line.
+rdma_visible() {
+	rdma_cmd "$1" -j dev show | jq -r '[.[].ifname] | sort | join(" ")'
+}
+
+# host_netns: a name for the host netns (for `rdma dev set DEV netns NAME`).
+host_netns() {
+	local name=${P}host
+	if [ ! -e "/run/netns/$name" ]; then
+		touch "/run/netns/$name" && mount --bind /proc/$$/ns/net "/run/netns/$name" || return
+		T_NETNS+=("$name")
+	fi
+	echo "$name"
+}
+
+# rdma_move_by_hand DEV FROM-NETNS|"" TO-NETNS: what an admin's
+# `rdma dev set DEV netns TO` does.
+rdma_move_by_hand() {
+	rdma_cmd "$2" dev set "$1" netns "$3"
 }
 
 # ipam_holds CID: the IPAM store has a reservation naming the container.
@@ -543,8 +562,15 @@ pod_die() {
 	netns_del "$pns"
 }
 
+# sim CMD ARGS...: rdmasim-ctl on this run's simulator world.
+sim() {
+	local cmd=$1
+	shift
+	"$RDMASIM_CTL" "$cmd" "$RDMA_SIM_STATE" "$@"
+}
+
 sim_netns_gone() {
-	"$RDMASIM_CTL" netns-gone "$1"
+	sim netns-gone "$1"
 }
 
 # vf_to_pod I NETNS-NAME IFNAME: what sriov-cni does before a chained

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The simulated SR-IOV NIC looks like a real one: sysfs layout, netns-tagged entries, kernel netns death.
-# shellcheck source=../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 fx_setup --vfs 3 --vfio 1 --no-rdma 2
@@ -25,6 +25,11 @@ vf_to_pod 0 "$POD" net1
 fx_sync
 is "$(ls "$dev/$vf0/net")" "" "a VF netdev in a pod leaves net/ empty"
 is "$(link_field "$(vf_link 0 "$POD")" .ifname)" net1 "vf_link finds the VF in the pod by ifindex"
+rdma_move_by_hand mlx5_1 "" "$POD"
+fx_sync
+is "$(rdma_visible "$POD")" mlx5_1 "the pod sees the RDMA device moved into it"
+is "$(rdma_visible "")" mlx5_0 "the host no longer does"
+is "$(ls "$dev/$vf0/infiniband")" "" "an RDMA device in a pod leaves infiniband/ empty"
 
 ip -n "$POD" link set dev net1 alias "from-test"
 pod_die "$POD"
@@ -32,6 +37,7 @@ l=$(vf_link 0)
 is "$(link_field "$l" .ifname)" net1 "after netns death the VF is back in the host named as in the pod"
 is "$(link_field "$l" .ifalias)" from-test "and keeps its alias"
 is "$(link_field "$l" '.flags | index("UP") != null')" false "and is down"
+is "$(rdma_visible "")" "mlx5_0 mlx5_1" "and its RDMA device is back in the host"
 fx_sync
 is "$(ls "$dev/$vf0/net")" net1 "net/ follows the VF's current name"
 ip link set dev net1 name "${FX_VF_IF[0]}"

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # ADD / CHECK / DEL of a VF netdev (rdma: false) in every CNI version and IPAM, and DEL in the hard cases.
-# shellcheck source=../lib.sh
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 fx_setup --vfs 1
