@@ -518,6 +518,22 @@ cni() {
 	RC=$?
 }
 
+# libcni VERB CONFLIST-FILE [CNITOOL-FLAGS...]: the network list through
+# libcni (tests/cnitool) for $CID / $NETNS / $IFNAME, as Multus drives it,
+# with the simulator preloaded into the plugins. Sets OUT and RC.
+libcni() {
+	local verb=$1 list=$2 preload=
+	shift 2
+	fx_sync
+	[ -f "$RDMASIM_LIB" ] && preload=$RDMASIM_LIB
+	T_LAST="libcni $verb $(jq -c . "$list") $*"
+	OUT=$(env LD_PRELOAD="$preload" "$CNITOOL" -conflist "$list" -path "$(cni_path)" \
+		-cache "$TMP/libcni" -netns "$NETNS" -ifname "$IFNAME" -id "$CID" \
+		-args "IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=${POD:-none}" \
+		"$@" "$verb" 2>"$TMP/stderr")
+	RC=$?
+}
+
 # jout JQ-FILTER: a field of the last plugin output.
 jout() {
 	jq -r "$1" <<<"$OUT" 2>/dev/null
