@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# GC (CNI 1.1.0) releases the state and IP of attachments not in cni.dev/valid-attachments.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+# Debian's host-local does not speak CNI 1.1.0.
+[ -x "$IPPOOL" ] || skip_all "ippool not built"
+IPAM=ippool
+fx_setup --vfs 2
+
+declare -A cid
+for i in 0 1; do
+	VF=$i
+	pod_new
+	cni ADD "$(conf 1.1.0)"
+	is "$RC" 0 "ADD of VF $i"
+	cid[$i]=$CID
+	pods[i]=$POD
+done
+ok "before GC the stale attachment holds state" state_holds "${cid[0]}"
+ok "before GC the stale attachment holds an IP" ipam_holds "${cid[0]}"
+
+# The runtime forgot pod 0 (its netns died); pod 1 is alive.
+pod_die "${pods[0]}"
+gc=$(conf 1.1.0 | jq -c --arg c "${cid[1]}" \
+	'.["cni.dev/valid-attachments"] = [{containerID: $c, ifname: "net1"}]')
+cni GC "$gc" CNI_CONTAINERID= CNI_NETNS= CNI_IFNAME=
+is "$RC" 0 "GC succeeds"
+nok "GC removed the stale attachment's state" state_holds "${cid[0]}"
+nok "GC released the stale attachment's IP" ipam_holds "${cid[0]}"
+ok "GC kept the valid attachment's state" state_holds "${cid[1]}"
+ok "GC kept the valid attachment's IP" ipam_holds "${cid[1]}"
+VF=1
+is "$(link_field "$(vf_link 1 "${pods[1]}")" .ifname)" net1 "GC left the valid attachment's VF in its pod"
+
+done_testing

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ADD / CHECK / DEL of a VF netdev (rdma: false) in every CNI version and IPAM, and DEL in the hard cases.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+fx_setup --vfs 1
+
+# del_case DESC BREAK-COMMAND: ADD, break something, DEL still restores the host.
+del_case() {
+	local desc=$1 c before
+	pod_new
+	before=$(host_state)
+	c=$(conf 1.0.0 '.rdma = false')
+	cni ADD "$c"
+	if is "$RC" 0 "$desc: ADD succeeds"; then
+		c=$(with_prev "$c" "$OUT")
+		"$2"
+		cni DEL "$c"
+		is "$RC" 0 "$desc: DEL succeeds"
+		is "$(host_state)" "$before" "$desc: the VF is back as it was, IP released"
+		cni DEL "$c"
+		is "$RC" 0 "$desc: second DEL succeeds"
+	fi
+	[ -e "$NETNS" ] && netns_del "$POD"
+}
+
+# Run through del_case:
+# shellcheck disable=SC2317
+wipe_state() { rm -rf "$TMP/state"; }
+# shellcheck disable=SC2317
+kill_pod() { pod_die "$POD"; }
+
+ipams=(host-local)
+[ -x "$IPPOOL" ] && ipams+=(ippool)
+for IPAM in "${ipams[@]}"; do
+	for v in 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0; do
+		# Debian's host-local speaks CNI up to 1.0.0.
+		[ "$IPAM" = host-local ] && [ "$v" = 1.1.0 ] && continue
+		T_CTX="$v $IPAM" round_trip "$v" no "$(conf "$v" '.rdma = false')"
+	done
+done
+[ -x "$IPPOOL" ] || skip "1.1.0 round trip: ippool not built (host-local stops at 1.0.0)"
+IPAM=host-local
+
+ip link set dev "${FX_VF_IF[0]}" up
+T_CTX="VF up before ADD" round_trip 1.0.0 no "$(conf 1.0.0 '.rdma = false')"
+ip link set dev "${FX_VF_IF[0]}" down
+
+IPAM_SUBNETS=(192.0.2.0/24 2001:db8::/64)
+T_CTX="dual stack" round_trip 1.0.0 no "$(conf 1.0.0 '.rdma = false')"
+IPAM_SUBNETS=(192.0.2.0/24)
+
+del_case "DEL with the plugin's dataDir wiped" wipe_state
+del_case "DEL after the pod netns died" kill_pod
+
+cni VERSION '{"cniVersion": "1.0.0"}'
+is "$(jout '[.supportedVersions[] | select(IN("0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"))]
+	| sort | join(" ")')" "0.3.0 0.3.1 0.4.0 1.0.0 1.1.0" "VERSION lists 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0"
+
+done_testing

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# A late DEL of a dead pod must not touch the VF a new pod holds now.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+fx_setup --vfs 1
+
+for rdma in false true; do
+	ctx="rdma: $rdma"
+	want_rdma=no
+	[ "$rdma" = true ] && want_rdma=yes
+	before=$(host_state)
+	c=$(conf 1.0.0 ".rdma = $rdma")
+
+	pod_new
+	cni ADD "$c"
+	T_CTX="$ctx, pod A" assert_added 1.0.0 "$want_rdma" || break
+	a_cid=$CID a_netns=$NETNS a_pod=$POD a_del=$(with_prev "$c" "$OUT")
+	pod_die "$a_pod"
+
+	pod_new
+	cni ADD "$c"
+	T_CTX="$ctx, pod B with A's VF" assert_added 1.0.0 "$want_rdma" || break
+	b_del=$(with_prev "$c" "$OUT")
+	b_link=$(vf_link 0 "$POD")
+
+	CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
+	is "$RC" 0 "$ctx: late DEL of pod A succeeds"
+	l=$(vf_link 0 "$POD")
+	is "$(link_field "$l" .ifname)" "$(link_field "$b_link" .ifname)" "$ctx: pod B keeps its link name"
+	is "$(link_addrs "$l")" "$(link_addrs "$b_link")" "$ctx: pod B keeps its address"
+	if [ "$rdma" = true ]; then
+		is "$(rdma_visible "$POD")" mlx5_1 "$ctx: pod B keeps its RDMA device"
+	fi
+	nok "$ctx: pod A's IP is released" ipam_holds "$a_cid"
+
+	cni DEL "$b_del"
+	is "$RC" 0 "$ctx: DEL of pod B succeeds"
+	is "$(host_state)" "$before" "$ctx: the host is as before both pods"
+	netns_del "$POD"
+done
+
+done_testing
