@@ -148,13 +148,13 @@ struct pool_store_ops {
 	 * If owner->key already holds a lease with, for every range i, an address
 	 * in range i's (network, pool) and span, equal to want when has_want: that
 	 * lease is returned unchanged (idempotent ADD; owner metadata is kept).
-	 * Otherwise any lease of the key is replaced: for each range in order the
-	 * wanted address, or the lowest free one in span not in skip and not held
-	 * within its uniqueness scope (pool_first_free) and not on hold
-	 * (hold_seconds), is reserved; out->addrs[i] matches ranges[i].
-	 * All or nothing: on -ENOSPC (range exhausted) or -EADDRINUSE (want held
-	 * by another owner) nothing changed, not even the old lease.
-	 * Also records a pool_info per range for list. */
+	 * Otherwise any lease of the key is released (as release does) and a new
+	 * one made: for each range in order the wanted address, or the lowest free
+	 * one in span not in skip, not held within its uniqueness scope and not on
+	 * hold (pool_first_free), is reserved; out->addrs[i] matches ranges[i].
+	 * All or nothing: on -ENOSPC (a range exhausted) or -EADDRINUSE (want held
+	 * by another owner) no new address is reserved (the old lease, if one did
+	 * not fit, may be gone). Also records a pool_info per range for list. */
 	int (*reserve)(struct pool_store *s, const struct pool_owner *owner,
 		       const struct pool_range *ranges, int n_ranges,
 		       struct pool_lease *out, struct cni_err *err);
@@ -200,9 +200,8 @@ void pool_store_close(struct pool_store *s);
 /* Shared helpers for backends (pure, range.c). */
 
 /* Lowest address in r->span that is neither in r->skip nor in taken[0..n),
- * taken sorted ascending (duplicates and values outside span allowed).
- * Returns 0 and *out, or -ENOSPC. Work: O(log n + n_skip + run of taken
- * addresses starting at the answer), never O(span). */
+ * taken strictly ascending (values outside span allowed). Returns 0 and
+ * *out, or -ENOSPC. Work: O((n_skip + 1) * log n), never O(span) or O(n). */
 int pool_first_free(const struct pool_range *r, const pool_u128 *taken, size_t n, pool_u128 *out);
 /* Fills err with CNI_ERR_EXHAUSTED: "no free address in <desc>"; returns -ENOSPC. */
 int pool_err_exhausted(struct cni_err *err, const struct pool_range *r);
