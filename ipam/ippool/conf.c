@@ -14,7 +14,9 @@ static const cJSON *get(const cJSON *ipam, const cJSON *file, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ipam, key);
 
-	return v ? v : cJSON_GetObjectItemCaseSensitive(file, key);
+	if (!v || cJSON_IsNull(v))
+		v = cJSON_GetObjectItemCaseSensitive(file, key);
+	return cJSON_IsNull(v) ? NULL : v;
 }
 
 static int copy_str(const cJSON *v, const char *key, char *out, size_t size, struct cni_err *err)
