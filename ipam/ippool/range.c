@@ -195,11 +195,6 @@ static int clip(const struct range_conf *rc, struct pool_range *r, pool_u128 sta
 
 	pool_addr_format(r->family, start, a, sizeof(a));
 	pool_addr_format(r->family, end, b, sizeof(b));
-	if (end < start) {
-		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_end %s is before range_start %s",
-			    rc->range, b, a);
-		return -EINVAL;
-	}
 	if (start > usable->last) {
 		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_start %s is past the range",
 			    rc->range, a);
@@ -208,6 +203,11 @@ static int clip(const struct range_conf *rc, struct pool_range *r, pool_u128 sta
 	if (end < usable->first) {
 		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_end %s is before the range",
 			    rc->range, b);
+		return -EINVAL;
+	}
+	if (end < start) {
+		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_end %s is before range_start %s",
+			    rc->range, b, a);
 		return -EINVAL;
 	}
 	r->span.first = start > usable->first ? start : usable->first;
