@@ -103,7 +103,8 @@ bool lidx_has(const struct lidx *x, pool_u128 v)
 
 static int grow(struct lidx *x)
 {
-	size_t len = HDR + 2 * x->cap * sizeof(pool_u128);
+	size_t cap = x->cap < MIN_CAP ? MIN_CAP : 2 * x->cap;
+	size_t len = HDR + cap * sizeof(pool_u128);
 
 	if (ftruncate(x->fd, (off_t)len) < 0)
 		return -errno;
