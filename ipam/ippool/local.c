@@ -102,31 +102,6 @@ static void close_scopes(struct local *l)
 	l->n_scopes = 0;
 }
 
-static int get_scope(struct local *l, const char *name, struct lidx **out, struct cni_err *err)
-{
-	struct scope *s;
-	char file[SCOPE_MAX + 8];
-	int ret;
-
-	for (int i = 0; i < l->n_scopes; i++) {
-		if (!strcmp(l->scopes[i].name, name)) {
-			*out = &l->scopes[i].x;
-			return 0;
-		}
-	}
-	if (l->n_scopes == MAX_SCOPES)
-		close_scopes(l);
-	s = &l->scopes[l->n_scopes];
-	snprintf(file, sizeof(file), "%s.idx", name);
-	ret = lidx_open(l->dir[INDEX], file, &s->x);
-	if (ret)
-		return fail(err, l, "cannot open index", file, ret);
-	snprintf(s->name, sizeof(s->name), "%s", name);
-	l->n_scopes++;
-	*out = &s->x;
-	return 0;
-}
-
 static int read_file(int dirfd, const char *name, char *buf, size_t size)
 {
 	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
@@ -547,7 +522,9 @@ static int clear_indexes(struct local *l, struct cni_err *err)
 	return ret;
 }
 
-static int rebuild(struct local *l, struct cni_err *err)
+/* Rewrites index/ from leases/ and holds/; clean says whether the op is
+ * over (begin) or still running (its own marker comes at its end). */
+static int rebuild(struct local *l, bool clean, struct cni_err *err)
 {
 	struct collect c = { 0 };
 	int ret;
@@ -560,11 +537,44 @@ static int rebuild(struct local *l, struct cni_err *err)
 		ret = collect_holds(l, &c, time(NULL), err);
 	if (!ret)
 		ret = write_indexes(l, &c, err);
-	if (!ret)
+	if (!ret && clean)
 		ret = mark_clean(l, err);
 	free(c.e);
 	free(c.scopes);
 	return ret;
+}
+
+/* The index of a scope, opened once per op. An index file found malformed
+ * is rebuilt from the lease files on the spot (index/ stays dirty). */
+static int get_scope(struct local *l, const char *name, struct lidx **out, struct cni_err *err)
+{
+	struct scope *s;
+	char file[SCOPE_MAX + 8];
+	int ret;
+
+	for (int i = 0; i < l->n_scopes; i++) {
+		if (!strcmp(l->scopes[i].name, name)) {
+			*out = &l->scopes[i].x;
+			return 0;
+		}
+	}
+	if (l->n_scopes == MAX_SCOPES)
+		close_scopes(l);
+	snprintf(file, sizeof(file), "%s.idx", name);
+	s = &l->scopes[l->n_scopes];
+	ret = lidx_open(l->dir[INDEX], file, &s->x);
+	if (ret == -EBADMSG) {
+		ret = rebuild(l, false, err);
+		s = &l->scopes[l->n_scopes];
+		if (!ret)
+			ret = lidx_open(l->dir[INDEX], file, &s->x);
+	}
+	if (ret)
+		return fail(err, l, "cannot open index", file, ret);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	l->n_scopes++;
+	*out = &s->x;
+	return 0;
 }
 
 /* Takes the lock and makes index/ trustworthy. */
@@ -576,7 +586,7 @@ static int begin(struct local *l, struct cni_err *err)
 		return fail(err, l, "cannot lock", "lock", -errno);
 	if (index_clean(l))
 		return 0;
-	ret = rebuild(l, err);
+	ret = rebuild(l, true, err);
 	if (ret)
 		flock(l->lockfd, LOCK_UN);
 	return ret;
@@ -602,6 +612,10 @@ static int expire_holds(struct local *l, int64_t now, struct cni_err *err)
 		return fail(err, l, "cannot list", "holds", ret);
 	for (size_t i = 0; i < n && !ret; i++) {
 		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
+		if (ret == -ENOENT) {	/* a rebuild below already dropped it */
+			ret = 0;
+			continue;
+		}
 		if (!ret)
 			ret = hold_parse(buf, scope, &fam, &a, &until);
 		if (ret) {
@@ -613,7 +627,7 @@ static int expire_holds(struct local *l, int64_t now, struct cni_err *err)
 		ret = get_scope(l, scope, &x, err);
 		if (!ret)
 			lidx_remove(x, a);
-		if (!ret && unlinkat(l->dir[HOLDS], names[i], 0) < 0)
+		if (!ret && unlinkat(l->dir[HOLDS], names[i], 0) < 0 && errno != ENOENT)
 			ret = fail(err, l, "cannot remove hold", names[i], -errno);
 	}
 	free_names(names, n);
@@ -807,8 +821,16 @@ static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 		ret = release_locked(l, name, &old, err);
 	if (ret)
 		goto out;
-	/* At most n scopes from here on: the pointers in x stay valid. */
+	/* Open every scope first (a rebuild may happen, closing what is open),
+	 * then take the pointers: at most n scopes, so they stay valid. */
 	close_scopes(l);
+	for (i = 0; i < n && !ret; i++) {
+		scope_name(ranges[i].network, ranges[i].pool, ranges[i].family, ranges[i].shared,
+			   scope, sizeof(scope));
+		ret = get_scope(l, scope, &x[i], err);
+	}
+	if (ret)
+		goto out;
 	memset(&s, 0, sizeof(s));
 	s.l.owner = *owner;
 	for (i = 0; i < n && !ret; i++) {

@@ -8,12 +8,12 @@ int cmd_status(struct plugin_ctx *ctx)
 	struct ippool p;
 	int ret = setup_open(ctx, &p);
 
-	if (ret)
-		return ret;
-	ret = p.store->ops->status(p.store, &ctx->err);
+	if (!ret) {
+		ret = p.store->ops->status(p.store, &ctx->err);
+		setup_close(&p);
+	}
 	/* The spec's code for "the plugin cannot serve ADD now". */
-	if (ret)
+	if (ret && ctx->err.code == CNI_ERR_STORE)
 		ctx->err.code = CNI_ERR_NOT_READY;
-	setup_close(&p);
 	return ret;
 }
