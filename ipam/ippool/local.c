@@ -20,7 +20,9 @@
 
 /*
  * Layout under dataDir (directories 0700, files 0600):
- *   lock                        flock held by every op that touches index/
+ *   state                       flock held by every op that touches index/;
+ *                               "<boot id> clean" while index/ matches leases/
+ *                               and holds/ exactly, "... dirty" during a change
  *   leases/<containerID>:<ifname>  one text file per attachment: who, when,
  *                               and each address with its network and pool
  *   holds/<scope>@<hex address> an address released less than
@@ -28,13 +30,11 @@
  *   pools/<network>:<pool>      the last configuration seen of each pool (list)
  *   index/<scope>.idx           sorted u128 array of every address held in a
  *                               uniqueness scope (leases + holds); a cache
- *   index/clean                 this boot's id while index/ matches leases/
- *                               and holds/ exactly
  * A scope is "<network>:v4", "<network>:v6" (shared) or "<network>:<pool>".
- * Mutations run under the lock: remove index/clean, change files (a lease
+ * Mutations run under the lock: mark the state dirty, change files (a lease
  * file appears or disappears by rename/unlink: the commit point), update the
- * indexes, write index/clean. A process killed in between leaves no
- * index/clean, and the next op rebuilds index/ from leases/ and holds/; so
+ * indexes, mark it clean. A process killed in between leaves it dirty, and
+ * the next op rebuilds index/ from leases/ and holds/; so
  * does the first op after a reboot (the boot id differs), which covers
  * index pages lost to a power cut. ":" and "@" never occur in network
  * names, containerIDs or ifnames, so names cannot collide.
@@ -153,29 +153,42 @@ static void boot_id(char buf[64])
 		close(fd);
 }
 
+/* The state file's one line: "<boot id> clean" or "<boot id> dirty",
+ * rewritten in place (no new inode per op: ext4 inode allocation is the
+ * costliest part of a file create). */
+static int write_state(struct local *l, const char *word, struct cni_err *err)
+{
+	char id[64], line[128];
+	int len;
+
+	boot_id(id);
+	id[strcspn(id, "\n")] = '\0';
+	len = snprintf(line, sizeof(line), "%s %s\n", id, word);
+	if (pwrite(l->lockfd, line, (size_t)len, 0) != len || ftruncate(l->lockfd, len) < 0)
+		return fail(err, l, "cannot write", "state", errno ? -errno : -EIO);
+	return 0;
+}
+
 static bool index_clean(struct local *l)
 {
-	char want[64], have[64];
+	char id[64], want[128], have[128];
+	ssize_t n = pread(l->lockfd, have, sizeof(have) - 1, 0);
 
-	boot_id(want);
-	return !read_file(l->dir[INDEX], "clean", have, sizeof(have)) && !strcmp(want, have);
+	boot_id(id);
+	id[strcspn(id, "\n")] = '\0';
+	snprintf(want, sizeof(want), "%s clean\n", id);
+	have[n > 0 ? n : 0] = '\0';
+	return !strcmp(want, have);
 }
 
 static int mark_dirty(struct local *l, struct cni_err *err)
 {
-	if (unlinkat(l->dir[INDEX], "clean", 0) < 0 && errno != ENOENT)
-		return fail(err, l, "cannot remove", "index/clean", -errno);
-	return 0;
+	return write_state(l, "dirty", err);
 }
 
 static int mark_clean(struct local *l, struct cni_err *err)
 {
-	char id[64];
-	int ret;
-
-	boot_id(id);
-	ret = write_atomic(l->dir[INDEX], "clean", id, strlen(id), false);
-	return ret ? fail(err, l, "cannot write", "index/clean", ret) : 0;
+	return write_state(l, "clean", err);
 }
 
 /* Control characters would break the line format. */
@@ -583,7 +596,7 @@ static int begin(struct local *l, struct cni_err *err)
 	int ret;
 
 	if (flock(l->lockfd, LOCK_EX) < 0)
-		return fail(err, l, "cannot lock", "lock", -errno);
+		return fail(err, l, "cannot lock", "state", -errno);
 	if (index_clean(l))
 		return 0;
 	ret = rebuild(l, true, err);
@@ -1118,7 +1131,7 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 		if (l->dir[i] < 0)
 			goto fail_errno;
 	}
-	l->lockfd = openat(root, "lock", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	l->lockfd = openat(root, "state", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (l->lockfd < 0)
 		goto fail_errno;
 	close(root);

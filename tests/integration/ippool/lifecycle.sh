@@ -122,7 +122,7 @@ run ADD "$CC" r1
 echo garbage >"$DC/index/_:v4.idx"
 check "ADD after index corruption does not reuse a reserved address" add_is "$CC" r2 "192.0.2.2/29"
 echo garbage >"$DC/leases/r1:net1"
-rm -f "$DC/index/clean"
+sed -i 's/clean/dirty/' "$DC/state"
 run ADD "$CC" r3
 check "a corrupt lease file is a store error (112) naming it" test "$(code)" = 112 -a -n "$(msg | grep -F r1:net1)"
 
