@@ -54,7 +54,8 @@ struct local {
 	struct pool_store base;
 	char root[PATH_MAX];
 	int dir[4];		/* enum subdir */
-	int lockfd;
+	int lockfd;		/* dataDir/state */
+	char boot_id[64];
 	long hold_seconds;
 	bool nosync;
 	struct scope scopes[MAX_SCOPES];
@@ -143,12 +144,13 @@ static int write_atomic(int dirfd, const char *name, const char *data, size_t le
 	return ret;
 }
 
-static void boot_id(char buf[64])
+static void read_boot_id(char buf[64])
 {
 	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd < 0 ? -1 : read(fd, buf, 63);
 
 	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
 	if (fd >= 0)
 		close(fd);
 }
@@ -158,12 +160,9 @@ static void boot_id(char buf[64])
  * costliest part of a file create). */
 static int write_state(struct local *l, const char *word, struct cni_err *err)
 {
-	char id[64], line[128];
-	int len;
+	char line[128];
+	int len = snprintf(line, sizeof(line), "%s %s\n", l->boot_id, word);
 
-	boot_id(id);
-	id[strcspn(id, "\n")] = '\0';
-	len = snprintf(line, sizeof(line), "%s %s\n", id, word);
 	if (pwrite(l->lockfd, line, (size_t)len, 0) != len || ftruncate(l->lockfd, len) < 0)
 		return fail(err, l, "cannot write", "state", errno ? -errno : -EIO);
 	return 0;
@@ -171,12 +170,10 @@ static int write_state(struct local *l, const char *word, struct cni_err *err)
 
 static bool index_clean(struct local *l)
 {
-	char id[64], want[128], have[128];
+	char want[128], have[128];
 	ssize_t n = pread(l->lockfd, have, sizeof(have) - 1, 0);
 
-	boot_id(id);
-	id[strcspn(id, "\n")] = '\0';
-	snprintf(want, sizeof(want), "%s clean\n", id);
+	snprintf(want, sizeof(want), "%s clean\n", l->boot_id);
 	have[n > 0 ? n : 0] = '\0';
 	return !strcmp(want, have);
 }
@@ -1101,6 +1098,18 @@ static int mkdir_p(const char *path)
 	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
 }
 
+/* The common case first: it exists. */
+static int open_subdir(int root, const char *name)
+{
+	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	if (mkdirat(root, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+}
+
 static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
 {
 	struct local *l = calloc(1, sizeof(*l));
@@ -1118,16 +1127,18 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	l->hold_seconds = cfg->hold_seconds;
 	l->nosync = cfg->nosync;
 	snprintf(l->root, sizeof(l->root), "%s", cfg->data_dir);
-	ret = mkdir_p(l->root);
-	if (ret)
-		goto fail;
+	read_boot_id(l->boot_id);
 	root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 && errno == ENOENT) {
+		ret = mkdir_p(l->root);
+		if (ret)
+			goto fail;
+		root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
 	if (root < 0)
 		goto fail_errno;
 	for (int i = 0; i < 4; i++) {
-		if (mkdirat(root, subdirs[i], 0700) < 0 && errno != EEXIST)
-			goto fail_errno;
-		l->dir[i] = openat(root, subdirs[i], O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+		l->dir[i] = open_subdir(root, subdirs[i]);
 		if (l->dir[i] < 0)
 			goto fail_errno;
 	}
