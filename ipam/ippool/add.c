@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "cniargs.h"
+#include "log.h"
 #include "result.h"
 #include "setup.h"
 #include "verbs.h"
@@ -68,6 +69,13 @@ int cmd_add(struct plugin_ctx *ctx)
 		ret = -ENOMEM;
 		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory");
 		goto out;
+	}
+	for (int i = 0; i < lease.n_addrs; i++) {
+		char text[64];
+
+		pool_addr_format(lease.addrs[i].family, lease.addrs[i].addr, text, sizeof(text));
+		log_info("ADD %s %s: %s in %s", owner.key.containerid, owner.key.ifname, text,
+			 lease.addrs[i].pool);
 	}
 	conf_result(p.conf, &lease, res);
 	ctx->out = result_to_json(res, p.nc.version);

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* DEL: releases the attachment's addresses everywhere in the store; nothing to release is success. */
 #include <stdio.h>
+#include "log.h"
 #include "setup.h"
 #include "verbs.h"
 
@@ -15,6 +16,8 @@ int cmd_del(struct plugin_ctx *ctx)
 	snprintf(key.containerid, sizeof(key.containerid), "%s", ctx->env.containerid);
 	snprintf(key.ifname, sizeof(key.ifname), "%s", ctx->env.ifname);
 	ret = p.store->ops->release(p.store, &key, &ctx->err);
+	if (!ret)
+		log_info("DEL %s %s: released", key.containerid, key.ifname);
 	setup_close(&p);
 	return ret;
 }

@@ -15,6 +15,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lindex.h"
+#include "log.h"
 #include "range.h"
 #include "store.h"
 
@@ -549,6 +550,8 @@ static int rebuild(struct local *l, bool clean, struct cni_err *err)
 		ret = write_indexes(l, &c, err);
 	if (!ret && clean)
 		ret = mark_clean(l, err);
+	if (!ret)
+		log_info("local store %s: index rebuilt from %zu held addresses", l->root, c.n);
 	free(c.e);
 	free(c.scopes);
 	return ret;
