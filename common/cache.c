@@ -1,2 +1,296 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder until its owner lands it */
+/* State files written atomically (0600 in 0700 dirs) and flock-based per-resource locks. */
+#include <errno.h>
+#include <fcntl.h>
+#include <dirent.h>
+#include <limits.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include "cache.h"
+
+#define LOCK_POLL_NS (5 * 1000 * 1000)
+#define TEMP_TRIES 16
+
+/* A name must stay inside dir: one path component, not "." or "..". */
+static bool valid_name(const char *name)
+{
+	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
+}
+
+static int join(const char *dir, const char *name, char path[PATH_MAX])
+{
+	if (!valid_name(name))
+		return -EINVAL;
+	if (snprintf(path, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int cache_mkdir(const char *dir)
+{
+	char path[PATH_MAX];
+	struct stat st;
+	size_t len = strlen(dir), i;
+
+	if (!len || len >= sizeof(path))
+		return -EINVAL;
+	memcpy(path, dir, len + 1);
+	for (i = 1; i <= len; i++) {
+		if (path[i] != '/' && path[i] != '\0')
+			continue;
+		path[i] = '\0';
+		if (mkdir(path, 0700) && errno != EEXIST)
+			return -errno;
+		if (i < len)
+			path[i] = '/';
+	}
+	if (stat(dir, &st))
+		return -errno;
+	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, data, len);
+
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0)
+			return -errno;
+		data += n;
+		len -= (size_t)n;
+	}
+	return 0;
+}
+
+static int open_temp(int dirfd, const char *name, char tmp[NAME_MAX + 1])
+{
+	static unsigned int seq;
+	int i, fd;
+
+	for (i = 0; i < TEMP_TRIES; i++) {
+		if (snprintf(tmp, NAME_MAX + 1, ".%s.%d.%u.tmp", name, (int)getpid(), seq++) > NAME_MAX)
+			return -ENAMETOOLONG;
+		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+		if (fd >= 0 || errno != EEXIST)
+			return fd >= 0 ? fd : -errno;
+	}
+	return -EEXIST;
+}
+
+int cache_write(const char *dir, const char *name, const char *data, size_t len)
+{
+	char tmp[NAME_MAX + 1];
+	int dirfd, fd = -1, ret;
+
+	if (!valid_name(name))
+		return -EINVAL;
+	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dirfd < 0)
+		return -errno;
+	ret = fd = open_temp(dirfd, name, tmp);
+	if (fd < 0)
+		goto out;
+	ret = write_all(fd, data, len);
+	if (!ret && fsync(fd))
+		ret = -errno;
+	if (close(fd) && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name))
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	else if (fsync(dirfd))
+		ret = -errno;
+out:
+	close(dirfd);
+	return ret;
+}
+
+int cache_read(const char *dir, const char *name, char **out, size_t *len)
+{
+	char path[PATH_MAX], *buf = NULL, *grown;
+	size_t cap = 0, used = 0;
+	struct stat st;
+	int fd, ret;
+
+	*out = NULL;
+	ret = join(dir, name, path);
+	if (ret)
+		return ret;
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	if (fstat(fd, &st)) {
+		ret = -errno;
+		goto out;
+	}
+	if (!S_ISREG(st.st_mode)) {
+		ret = -EINVAL;
+		goto out;
+	}
+	for (;;) {
+		ssize_t n;
+
+		if (used + 1 >= cap) {
+			cap = cap ? cap * 2 : (size_t)st.st_size + 64;
+			grown = realloc(buf, cap);
+			if (!grown) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			buf = grown;
+		}
+		n = read(fd, buf + used, cap - used - 1);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			goto out;
+		}
+		if (n == 0)
+			break;
+		used += (size_t)n;
+	}
+	buf[used] = '\0';
+	*out = buf;
+	buf = NULL;
+	if (len)
+		*len = used;
+	ret = 0;
+out:
+	free(buf);
+	close(fd);
+	return ret;
+}
+
+int cache_remove(const char *dir, const char *name)
+{
+	char path[PATH_MAX];
+	int ret = join(dir, name, path);
+
+	if (ret)
+		return ret;
+	if (unlink(path) && errno != ENOENT)
+		return -errno;
+	return 0;
+}
+
+static int cmp_names(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static bool has_suffix(const char *s, const char *suffix)
+{
+	size_t ls = strlen(s), lx = strlen(suffix);
+
+	return ls >= lx && !strcmp(s + ls - lx, suffix);
+}
+
+int cache_list(const char *dir, const char *suffix, char ***names, size_t *n)
+{
+	char **list = NULL, **grown;
+	size_t cap = 0, count = 0;
+	struct dirent *de;
+	DIR *d;
+	int ret = 0;
+
+	*names = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	while ((de = readdir(d))) {
+		/* dot files are ".", ".." and the temp files of unfinished writes */
+		if (de->d_name[0] == '.' || !has_suffix(de->d_name, suffix))
+			continue;
+		if (count == cap) {
+			cap = cap ? cap * 2 : 16;
+			grown = realloc(list, cap * sizeof(*list));
+			if (!grown) {
+				ret = -ENOMEM;
+				goto out;
+			}
+			list = grown;
+		}
+		list[count] = strdup(de->d_name);
+		if (!list[count]) {
+			ret = -ENOMEM;
+			goto out;
+		}
+		count++;
+	}
+	qsort(list, count, sizeof(*list), cmp_names);
+	*names = list;
+	*n = count;
+	list = NULL;
+out:
+	while (list && count)
+		free(list[--count]);
+	free(list);
+	closedir(d);
+	return ret;
+}
+
+static int lock_until(int fd, int timeout_ms)
+{
+	const struct timespec pause = { .tv_nsec = LOCK_POLL_NS };
+	struct timespec now, end;
+
+	clock_gettime(CLOCK_MONOTONIC, &end);
+	end.tv_sec += timeout_ms / 1000;
+	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
+	if (end.tv_nsec >= 1000000000) {
+		end.tv_sec++;
+		end.tv_nsec -= 1000000000;
+	}
+	for (;;) {
+		if (!flock(fd, LOCK_EX | LOCK_NB))
+			return 0;
+		if (errno != EWOULDBLOCK && errno != EINTR)
+			return -errno;
+		clock_gettime(CLOCK_MONOTONIC, &now);
+		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+			return -ETIMEDOUT;
+		nanosleep(&pause, NULL);
+	}
+}
+
+int cache_lock(const char *dir, const char *name, int timeout_ms)
+{
+	char path[PATH_MAX];
+	int fd, ret = join(dir, name, path);
+
+	if (ret)
+		return ret;
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (timeout_ms > 0) {
+		ret = lock_until(fd, timeout_ms);
+	} else {
+		while ((ret = flock(fd, LOCK_EX)) && errno == EINTR)
+			;
+		if (ret)
+			ret = -errno;
+	}
+	if (ret) {
+		close(fd);
+		return ret;
+	}
+	return fd;
+}
+
+void cache_unlock(int fd)
+{
+	if (fd >= 0)
+		close(fd);
+}

@@ -12,7 +12,8 @@ int cache_write(const char *dir, const char *name, const char *data, size_t len)
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
 /* -ENOENT is success. */
 int cache_remove(const char *dir, const char *name);
-/* Lists names in dir ending in suffix; caller frees each and the array. */
+/* Lists names in dir ending in suffix, sorted, dot files skipped (an absent dir
+ * is empty); caller frees each and the array. */
 int cache_list(const char *dir, const char *suffix, char ***names, size_t *n);
 
 /* Blocking exclusive flock on dir/name (created 0600); returns fd or -errno.

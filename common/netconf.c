@@ -1,2 +1,234 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder until its owner lands it */
+/* The common network config keys and typed readers for a plugin's own keys. */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include "env.h"
+#include "netconf.h"
+
+#define ATTACHMENTS_KEY "cni.dev/valid-attachments"
+
+static const cJSON *get(const cJSON *obj, const char *key)
+{
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	return cJSON_IsNull(item) ? NULL : item;
+}
+
+int netconf_get_string(const cJSON *obj, const char *key, char *out, size_t size, struct cni_err *err)
+{
+	const cJSON *item = get(obj, key);
+	size_t len;
+
+	if (!item)
+		return 0;
+	if (!cJSON_IsString(item)) {
+		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be a string", key);
+		return -EINVAL;
+	}
+	len = strlen(item->valuestring);
+	if (len >= size) {
+		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" is too long (%zu bytes, max %zu)",
+			    key, len, size - 1);
+		return -EINVAL;
+	}
+	memcpy(out, item->valuestring, len + 1);
+	return 0;
+}
+
+int netconf_get_bool(const cJSON *obj, const char *key, bool *out, bool *present, struct cni_err *err)
+{
+	const cJSON *item = get(obj, key);
+
+	if (present)
+		*present = false;
+	if (!item)
+		return 0;
+	if (!cJSON_IsBool(item)) {
+		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be true or false", key);
+		return -EINVAL;
+	}
+	*out = cJSON_IsTrue(item);
+	if (present)
+		*present = true;
+	return 0;
+}
+
+int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long *out, bool *present,
+		    struct cni_err *err)
+{
+	const cJSON *item = get(obj, key);
+	double d;
+
+	if (present)
+		*present = false;
+	if (!item)
+		return 0;
+	d = item->valuedouble;
+	if (!cJSON_IsNumber(item) || d != floor(d) || isinf(d)) {
+		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an integer", key);
+		return -EINVAL;
+	}
+	if (d < (double)min || d > (double)max) {
+		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" value %.0f is out of range [%ld, %ld]",
+			    key, d, min, max);
+		return -ERANGE;
+	}
+	*out = (long)d;
+	if (present)
+		*present = true;
+	return 0;
+}
+
+static int parse_version(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
+{
+	const cJSON *item = get(root, "cniVersion");
+
+	if (!item) {
+		cni_err_set(err, CNI_ERR_VERSION, "network config has no cniVersion");
+		return -EINVAL;
+	}
+	if (netconf_get_string(root, "cniVersion", out->version_str, sizeof(out->version_str), err))
+		return -EINVAL;
+	if (version_parse(out->version_str, &out->version)) {
+		cni_err_set(err, CNI_ERR_VERSION,
+			    "unsupported cniVersion \"%s\": want 0.3.0, 0.3.1, 0.4.0, 1.0.0 or 1.1.0",
+			    out->version_str);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_required(const cJSON *root, const char *key, char *out, size_t size, struct cni_err *err)
+{
+	if (netconf_get_string(root, key, out, size, err))
+		return -EINVAL;
+	if (!out[0]) {
+		cni_err_set(err, CNI_ERR_CONFIG, "network config has no \"%s\"", key);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int parse_prev_result(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
+{
+	const cJSON *item = get(root, "prevResult");
+
+	if (!item)
+		return 0;
+	if (result_parse(item, &out->prev_result, err)) {
+		cni_err_wrap(err, "invalid prevResult");
+		return -EINVAL;
+	}
+	out->has_prev_result = true;
+	return 0;
+}
+
+static int parse_attachment(const cJSON *item, int i, struct cni_attachment *out, struct cni_err *err)
+{
+	const cJSON *cid = cJSON_GetObjectItemCaseSensitive(item, "containerID");
+	const cJSON *ifname = cJSON_GetObjectItemCaseSensitive(item, "ifname");
+
+	if (!cJSON_IsString(cid) || !cJSON_IsString(ifname)) {
+		cni_err_set(err, CNI_ERR_DECODE,
+			    "%s[%d] must be an object with string containerID and ifname", ATTACHMENTS_KEY, i);
+		return -EINVAL;
+	}
+	if (!env_valid_id(cid->valuestring) || strlen(cid->valuestring) >= sizeof(out->containerid)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%s[%d]: invalid containerID \"%.64s\"",
+			    ATTACHMENTS_KEY, i, cid->valuestring);
+		return -EINVAL;
+	}
+	if (!env_valid_ifname(ifname->valuestring)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%s[%d]: invalid ifname \"%.64s\"",
+			    ATTACHMENTS_KEY, i, ifname->valuestring);
+		return -EINVAL;
+	}
+	strcpy(out->containerid, cid->valuestring);
+	strcpy(out->ifname, ifname->valuestring);
+	return 0;
+}
+
+static int parse_attachments(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
+{
+	const cJSON *list = get(root, ATTACHMENTS_KEY), *item;
+	int n;
+
+	if (!list)
+		return 0;
+	if (!cJSON_IsArray(list)) {
+		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an array", ATTACHMENTS_KEY);
+		return -EINVAL;
+	}
+	n = cJSON_GetArraySize(list);
+	if (n > NETCONF_MAX_ATTACHMENTS) {
+		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" has %d entries (max %d)",
+			    ATTACHMENTS_KEY, n, NETCONF_MAX_ATTACHMENTS);
+		return -E2BIG;
+	}
+	out->has_valid = true;
+	if (!n)
+		return 0;
+	out->valid = calloc((size_t)n, sizeof(*out->valid));
+	if (!out->valid) {
+		cni_err_set(err, CNI_ERR_IO, "failed to allocate %d attachments", n);
+		return -ENOMEM;
+	}
+	cJSON_ArrayForEach(item, list) {
+		if (parse_attachment(item, out->n_valid, &out->valid[out->n_valid], err))
+			return -EINVAL;
+		out->n_valid++;
+	}
+	return 0;
+}
+
+int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
+{
+	int ret = -EINVAL;
+
+	memset(out, 0, sizeof(*out));
+	if (!cJSON_IsObject(root)) {
+		cni_err_set(err, CNI_ERR_DECODE, "network config is not a JSON object");
+		goto out;
+	}
+	if (parse_version(root, out, err) ||
+	    parse_required(root, "name", out->name, sizeof(out->name), err) ||
+	    parse_required(root, "type", out->type, sizeof(out->type), err))
+		goto out;
+	if (!env_valid_id(out->name)) {
+		cni_err_set(err, CNI_ERR_CONFIG,
+			    "invalid network name \"%s\": must match ^[a-zA-Z0-9][a-zA-Z0-9_.\\-]*$", out->name);
+		goto out;
+	}
+	ret = parse_prev_result(root, out, err);
+	if (!ret)
+		ret = parse_attachments(root, out, err);
+out:
+	if (ret)
+		netconf_release(out);
+	return ret;
+}
+
+void netconf_release(struct cni_netconf *nc)
+{
+	if (!nc)
+		return;
+	free(nc->valid);
+	nc->valid = NULL;
+	nc->n_valid = 0;
+	nc->has_valid = false;
+}
+
+const char *netconf_sniff_version(const char *doc, char buf[16])
+{
+	cJSON *root = doc ? cJSON_Parse(doc) : NULL;
+	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "cniVersion");
+	enum cni_version v = CNI_V110;
+
+	if (cJSON_IsString(item))
+		version_parse(item->valuestring, &v);
+	strcpy(buf, version_str(v));
+	cJSON_Delete(root);
+	return buf;
+}

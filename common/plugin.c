@@ -1,2 +1,128 @@
 // SPDX-License-Identifier: Apache-2.0
-/* placeholder until its owner lands it */
+/* plugin_main: env, stdin, VERSION, dispatch to a verb, one JSON document out. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "netconf.h"
+#include "plugin.h"
+
+static int read_stdin(struct plugin_ctx *ctx)
+{
+	size_t cap = 4096;
+	char *buf = NULL, *grown;
+	ssize_t n;
+	int ret = -ENOMEM;
+
+	for (;;) {
+		if (!buf || ctx->conf_len + 1 == cap) {
+			if (buf)
+				cap *= 2;
+			grown = realloc(buf, cap);
+			if (!grown)
+				goto out;
+			buf = grown;
+		}
+		n = read(STDIN_FILENO, buf + ctx->conf_len, cap - 1 - ctx->conf_len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			ret = -errno;
+			cni_err_set(&ctx->err, CNI_ERR_IO, "failed to read the network config from stdin: %s",
+				    strerror(errno));
+			goto out;
+		}
+		if (n == 0)
+			break;
+		ctx->conf_len += (size_t)n;
+		if (ctx->conf_len > PLUGIN_STDIN_MAX) {
+			ret = -EFBIG;
+			cni_err_set(&ctx->err, CNI_ERR_DECODE, "network config on stdin exceeds %d bytes",
+				    PLUGIN_STDIN_MAX);
+			goto out;
+		}
+	}
+	buf[ctx->conf_len] = '\0';
+	ctx->conf = buf;
+	buf = NULL;
+	ret = 0;
+out:
+	if (ret && !cni_err_is_set(&ctx->err))
+		cni_err_set(&ctx->err, CNI_ERR_IO, "failed to read the network config from stdin: %s",
+			    strerror(-ret));
+	free(buf);
+	return ret;
+}
+
+static const struct plugin_verb *find_verb(const struct plugin_verb *verbs, size_t n, enum cni_cmd cmd)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (verbs[i].cmd == cmd)
+			return &verbs[i];
+	return NULL;
+}
+
+/* Runs the command; on success *doc is what to print (NULL: nothing). */
+static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, size_t n_verbs, char **doc)
+{
+	const struct plugin_verb *verb;
+	enum cni_version v = CNI_V110;
+	int ret;
+
+	if (env_read(&ctx->env, &ctx->err) || read_stdin(ctx))
+		return -EINVAL;
+	netconf_sniff_version(ctx->conf, ctx->version);
+	version_parse(ctx->version, &v);
+	if (ctx->env.cmd == CNI_CMD_VERSION) {
+		*doc = version_info_json(ctx->version);
+		goto print;
+	}
+	if (env_check_version(ctx->env.cmd, v, &ctx->err))
+		return -EINVAL;
+	verb = find_verb(verbs, n_verbs, ctx->env.cmd);
+	if (!verb) {
+		cni_err_set(&ctx->err, CNI_ERR_ENV, "CNI_COMMAND %s is not supported by this plugin",
+			    env_cmd_name(ctx->env.cmd));
+		return -EOPNOTSUPP;
+	}
+	ret = verb->fn(ctx);
+	if (ret || cni_err_is_set(&ctx->err)) {
+		cni_err_set(&ctx->err, CNI_ERR_IO, "%s failed: %s", env_cmd_name(ctx->env.cmd),
+			    strerror(ret < 0 ? -ret : EIO));
+		return ret ? ret : -EIO;
+	}
+	if (!ctx->out)
+		return 0;
+	*doc = cJSON_PrintUnformatted(ctx->out);
+print:
+	if (!*doc) {
+		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory printing the %s answer",
+			    env_cmd_name(ctx->env.cmd));
+		return -ENOMEM;
+	}
+	return 0;
+}
+
+int plugin_main(const struct plugin_verb *verbs, size_t n_verbs)
+{
+	struct plugin_ctx ctx = { .version = "1.1.0" };
+	char *doc = NULL;
+	int status = 0;
+
+	if (dispatch(&ctx, verbs, n_verbs, &doc)) {
+		status = 1;
+		free(doc);
+		doc = cni_err_json(&ctx.err, ctx.version);
+	}
+	if (doc && (printf("%s\n", doc) < 0 || fflush(stdout)))
+		status = 1;
+	if (!doc && status)
+		fprintf(stderr, "%s\n", ctx.err.msg);
+	free(doc);
+	free(ctx.conf);
+	cJSON_Delete(ctx.out);
+	return status;
+}

@@ -1,0 +1,143 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for ipaddr.c: parsing, strict prefix lengths, formatting, equality. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+#include "ipaddr.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *in;
+	int family;		/* 0 = must fail */
+	const char *out;
+} addrs[] = {
+	{ "192.0.2.1", AF_INET, "192.0.2.1" },
+	{ "2001:db8::1", AF_INET6, "2001:db8::1" },
+	{ "2001:DB8:0:0::1", AF_INET6, "2001:db8::1" },
+	{ "::ffff:192.0.2.1", AF_INET6, "::ffff:192.0.2.1" },
+	{ "192.0.2.256", 0, NULL },
+	{ "192.0.2", 0, NULL },
+	{ "192.0.2.1/24", 0, NULL },
+	{ "", 0, NULL },
+	{ " 192.0.2.1", 0, NULL },
+	{ "2001:db8:::1", 0, NULL },
+	{ NULL, 0, NULL },
+};
+
+START_TEST(test_addr)
+{
+	struct ipaddr a = { 0 };
+	char buf[IPADDR_STR_MAX];
+	int ret = ipaddr_parse(addrs[_i].in, &a);
+
+	if (!addrs[_i].family) {
+		ck_assert_int_eq(ret, -EINVAL);
+		ck_assert_int_eq(a.family, 0);
+		return;
+	}
+	ck_assert_int_eq(ret, 0);
+	ck_assert_int_eq(a.family, addrs[_i].family);
+	ipaddr_format(&a, buf);
+	ck_assert_str_eq(buf, addrs[_i].out);
+}
+END_TEST
+
+static const struct {
+	const char *in;
+	int ok;
+	const char *out;
+} prefixes[] = {
+	{ "192.0.2.7/24", 1, "192.0.2.7/24" },	/* host bits kept */
+	{ "0.0.0.0/0", 1, "0.0.0.0/0" },
+	{ "192.0.2.1/32", 1, "192.0.2.1/32" },
+	{ "2001:db8::5/64", 1, "2001:db8::5/64" },
+	{ "::/0", 1, "::/0" },
+	{ "2001:db8::1/128", 1, "2001:db8::1/128" },
+	{ "192.0.2.1/33", 0, NULL },
+	{ "2001:db8::/129", 0, NULL },
+	{ "192.0.2.1/", 0, NULL },
+	{ "192.0.2.1", 0, NULL },
+	{ "192.0.2.1/+8", 0, NULL },
+	{ "192.0.2.1/ 8", 0, NULL },
+	{ "192.0.2.1/0x8", 0, NULL },
+	{ "192.0.2.1/-1", 0, NULL },
+	{ "192.0.2.1/99999999999999999999", 0, NULL },
+	{ "/24", 0, NULL },
+	{ "bogus/24", 0, NULL },
+	{ "2001:0db8:0000:0000:0000:0000:0000:0000:0000:0001/64", 0, NULL },
+	{ NULL, 0, NULL },
+};
+
+START_TEST(test_prefix)
+{
+	struct ipprefix p = { 0 };
+	char buf[IPADDR_STR_MAX];
+	int ret = ipprefix_parse(prefixes[_i].in, &p);
+
+	if (!prefixes[_i].ok) {
+		ck_assert_int_eq(ret, -EINVAL);
+		return;
+	}
+	ck_assert_int_eq(ret, 0);
+	ipprefix_format(&p, buf);
+	ck_assert_str_eq(buf, prefixes[_i].out);
+}
+END_TEST
+
+static const struct {
+	const char *a, *b;
+	int equal;
+} equals[] = {
+	{ "192.0.2.1/24", "192.0.2.1/24", 1 },
+	{ "192.0.2.1/24", "192.0.2.1/25", 0 },
+	{ "192.0.2.1/24", "192.0.2.2/24", 0 },
+	{ "2001:db8::1/64", "2001:db8:0::1/64", 1 },
+	{ "::/0", "0.0.0.0/0", 0 },
+};
+
+START_TEST(test_equal)
+{
+	struct ipprefix a, b;
+
+	ck_assert_int_eq(ipprefix_parse(equals[_i].a, &a), 0);
+	ck_assert_int_eq(ipprefix_parse(equals[_i].b, &b), 0);
+	ck_assert_int_eq(ipprefix_equal(&a, &b), equals[_i].equal);
+	ck_assert_int_eq(ipaddr_equal(&a.addr, &b.addr),
+			 equals[_i].equal || (a.len != b.len && ipaddr_equal(&a.addr, &b.addr)));
+}
+END_TEST
+
+START_TEST(test_unset)
+{
+	struct ipaddr a = { 0 }, b = { 0 };
+	struct ipprefix p = { 0 };
+	char buf[IPADDR_STR_MAX] = "junk";
+
+	ck_assert(ipaddr_equal(&a, &b));
+	ipaddr_format(&a, buf);
+	ck_assert_str_eq(buf, "");
+	ipprefix_format(&p, buf);
+	ck_assert_str_eq(buf, "");
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("ipaddr");
+	TCase *tc = tcase_create("ipaddr");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_loop_test(tc, test_addr, 0, N(addrs));
+	tcase_add_loop_test(tc, test_prefix, 0, N(prefixes));
+	tcase_add_loop_test(tc, test_equal, 0, N(equals));
+	tcase_add_test(tc, test_unset);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
