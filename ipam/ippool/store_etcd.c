@@ -615,6 +615,11 @@ struct pick {
 	pool_u128 addr;
 	int64_t mod;		/* of the address key, 0 when absent */
 	pool_u128 cursor;	/* the info's cursor after this reserve */
+	pool_u128 was;		/* the cursor the info held */
+	bool info_ok;		/* the info is there and describes this range */
+	pool_u128 from;		/* where the scan started */
+	char start[KEY_MAX];	/* its first page: [start, end) */
+	char end[KEY_MAX];
 };
 
 static bool lease_fits(const struct pool_lease *l, const struct pool_range *r, int n)
@@ -647,16 +652,17 @@ static void range_info(const struct pool_range *r, struct pool_info *pi)
 
 /* The cursor an info holds for r, or the start of the span when the info is
  * absent or describes another span or scope (config changed). */
-static pool_u128 info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r)
+static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, struct pick *p)
 {
 	struct pool_info pi;
 	pool_u128 c;
 
-	if (!kvs->n || parse_info(kvs->kv[0].value, &pi, &c) || pi.family != r->family ||
-	    pi.shared != r->shared || pi.span.first != r->span.first ||
-	    pi.span.last != r->span.last || c < r->span.first || c > r->span.last + 1)
-		return r->span.first;
-	return c;
+	p->info_ok = kvs->n && !parse_info(kvs->kv[0].value, &pi, &c) &&
+		     pi.family == r->family && pi.shared == r->shared &&
+		     pi.span.first == r->span.first && pi.span.last == r->span.last &&
+		     c >= r->span.first && c <= r->span.last + 1;
+	p->was = p->info_ok ? c : r->span.first;
+	p->cursor = p->was;
 }
 
 /* Addresses other ranges of this reserve already picked in the same scope. */
@@ -707,13 +713,29 @@ static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
 	return *c <= r->span.last && *c >= r->span.first;
 }
 
-/* Lowest free address from c on, given one page of held keys. Returns 0 with
- * *a, 1 when the page ended before a free address was seen, -ENOSPC. */
+static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
+{
+	size_t i;
+
+	for (i = *n; i > 0 && t[i - 1] > v; i--)
+		t[i] = t[i - 1];
+	t[i] = v;
+	(*n)++;
+}
+
+/* After a lost race an attempt takes the nth lowest free address (nth below
+ * MAX_SPREAD) so that racing allocators stop colliding on the same one. */
+#define MAX_SPREAD 8
+
+/* The lowest free address from c on (*lowest) and the nth one (*a), given
+ * one page of held keys. Returns 0, 1 when the page ended before a free
+ * address was seen, or -ENOSPC. */
 static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 		     const struct etcd_kvs *kvs, const struct pick *prev, int n_prev,
-		     const char *dir, pool_u128 *a, pool_u128 *page_end)
+		     const char *dir, unsigned int nth, pool_u128 *a, pool_u128 *lowest,
+		     pool_u128 *page_end)
 {
-	pool_u128 taken[PAGE + POOL_MAX_RANGES], v;
+	pool_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
 	struct pool_range rc = *r;
 	int64_t now = now_s();
 	size_t n = 0, i;
@@ -726,21 +748,20 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 		if (value_blocks(kvs->kv[i].value, now))
 			taken[n++] = v;
 	}
-	/* Earlier ranges' picks join the sorted list; it stays short. */
-	for (k = 0; k < n_prev; k++) {
-		if (strcmp(prev[k].dir, dir))
-			continue;
-		for (i = n; i > 0 && taken[i - 1] > prev[k].addr; i--)
-			taken[i] = taken[i - 1];
-		taken[i] = prev[k].addr;
-		n++;
-	}
+	for (k = 0; k < n_prev; k++)
+		if (!strcmp(prev[k].dir, dir))
+			insert_sorted(taken, &n, prev[k].addr);
 	rc.span.first = c;
 	rc.skip = r->skip + j;
 	rc.n_skip = r->n_skip - j;
-	ret = pool_first_free(&rc, taken, n, a);
-	if (kvs->more && (ret == -ENOSPC || *a > *page_end))
+	ret = pool_first_free(&rc, taken, n, lowest);
+	if (kvs->more && (ret == -ENOSPC || *lowest > *page_end))
 		return 1;
+	for (*a = *lowest; !ret && nth--; *a = next) {
+		insert_sorted(taken, &n, *a);
+		if (pool_first_free(&rc, taken, n, &next) || (kvs->more && next > *page_end))
+			break;
+	}
 	return ret;
 }
 
@@ -774,32 +795,47 @@ static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bo
 	}
 }
 
-/* Lowest free address of r from its cursor on, reading a page at a time. */
+/* Lowest free address of r from its cursor on, reading a page at a time;
+ * pre is the first page when the last attempt's failure branch read it from
+ * at most the cursor. */
 static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cursor,
-		     struct pick *p, const struct pick *prev, int n_prev, struct cni_err *err)
+		     struct pick *p, const struct pick *prev, int n_prev,
+		     const struct etcd_kvs *pre, pool_u128 pre_from, unsigned int nth,
+		     struct cni_err *err)
 {
-	char start[KEY_MAX], end[KEY_MAX];
-	struct etcd_kvs kvs;
-	pool_u128 c = cursor, page_end = 0;
-	bool stuck = false;
+	struct etcd_kvs kvs = { 0 };
+	pool_u128 c = cursor, page_end = 0, lowest = 0;
+	bool stuck = false, own;
 	size_t j = 0;
 	int ret;
 
 	p->mod = 0;
-	addr_key(p->dir, r->family, r->span.last, end);
-	strcat(end, "~");	/* just past the last key of the span */
+	addr_key(p->dir, r->family, r->span.last, p->end);
+	strcat(p->end, "~");	/* just past the last key of the span */
+	skip_to_usable(r, &c, &j);
+	p->from = c;
+	addr_key(p->dir, r->family, c, p->start);
+	if (pre_from > c)
+		pre = NULL;
 	for (;;) {
 		if (!skip_to_usable(r, &c, &j)) {
 			ret = -ENOSPC;
 			break;
 		}
-		addr_key(p->dir, r->family, c, start);
-		ret = etcd_range(s->e, start, end, PAGE, &kvs, err);
-		if (ret)
-			return ret;
-		ret = page_pick(r, c, j, &kvs, prev, n_prev, p->dir, &p->addr, &page_end);
-		note_page(&kvs, r, ret == 0, p, &stuck);
+		own = !pre;
+		if (own) {
+			char start[KEY_MAX];
+
+			addr_key(p->dir, r->family, c, start);
+			ret = etcd_range(s->e, start, p->end, PAGE, &kvs, err);
+			if (ret)
+				return ret;
+		}
+		ret = page_pick(r, c, j, own ? &kvs : pre, prev, n_prev, p->dir, nth, &p->addr,
+				&lowest, &page_end);
+		note_page(own ? &kvs : pre, r, ret == 0, p, &stuck);
 		etcd_kvs_release(&kvs);
+		pre = NULL;
 		if (ret != 1)
 			break;
 		c = page_end + 1;
@@ -811,15 +847,23 @@ static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cur
 	addr_key(p->dir, r->family, p->addr, p->key);
 	if (!stuck)
 		p->cursor = p->addr + 1;
+	/* A free address below the pick keeps the cursor where it is. */
+	if (lowest < p->addr && lowest < p->cursor)
+		p->cursor = lowest < cursor ? cursor : lowest;
 	return 0;
 }
 
-/* What a reserve attempt starts from: the owner's lease, each range's info. */
+/* What a reserve attempt starts from: the owner's lease, each range's info
+ * and, after a lost race, the first page of each range's scan. */
+#define SNAP_MAX (1 + 2 * POOL_MAX_RANGES)
+
 struct snap {
-	struct etcd_kvs kvs[1 + POOL_MAX_RANGES];
-	struct etcd_op reads[1 + POOL_MAX_RANGES];
+	struct etcd_kvs kvs[SNAP_MAX];
+	struct etcd_op reads[SNAP_MAX];
 	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
-	size_t n;
+	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
+	int n_ranges;
+	pool_u128 from[POOL_MAX_RANGES];
 };
 
 static void snap_release(struct snap *sn)
@@ -860,10 +904,12 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
 		     tb_write(&tb, p[i].key, addr_value(&owner->key, r[i].pool, r[i].family,
 							p[i].addr, 0), false);
-		/* Two ranges of one pool: its info is written once, by the last. */
+		/* Two ranges of one pool: its info is written once, by the last. An
+		 * info that stays as it is stays out of the txn: picks that leave the
+		 * cursor alone do not collide on it. */
 		for (k = i + 1; k < n && strcmp(sn->keys[1 + k], sn->keys[1 + i]); k++)
 			;
-		if (!ok || k < n)
+		if (!ok || k < n || (p[i].info_ok && p[i].cursor == p[i].was))
 			continue;
 		range_info(&r[i], &pi);
 		ok = tb_cmp_mod(&tb, sn->keys[1 + i], sn->kvs[1 + i].n ?
@@ -875,6 +921,14 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		return oom(err);
 	}
 	snap_release(sn);
+	sn->n = 1 + 2 * (size_t)n;
+	for (i = 0; i < n; i++) {
+		sn->from[i] = p[i].from;
+		sn->reads[1 + n + i] = r[i].has_want ?
+			(struct etcd_op){ .type = ETCD_RANGE, .key = p[i].key } :
+			(struct etcd_op){ .type = ETCD_RANGE, .key = p[i].start,
+					  .range_end = p[i].end, .limit = PAGE };
+	}
 	{
 		struct etcd_txn txn = { tb.cmp, tb.n_cmp, tb.ops, tb.n_ops, sn->reads, sn->n };
 
@@ -895,7 +949,7 @@ static int snap_read(struct estore *s, struct snap *sn, struct cni_err *err)
 /* One attempt from a snapshot: 0 done, 1 retry (lost a race or released a
  * lease that did not fit), or an error. */
 static int reserve_once(struct estore *s, const struct pool_owner *owner,
-			const struct pool_range *r, int n, struct snap *sn,
+			const struct pool_range *r, int n, struct snap *sn, unsigned int attempt,
 			struct pool_lease *out, struct cni_err *err)
 {
 	char keys[POOL_MAX_RANGES][KEY_MAX];
@@ -909,17 +963,21 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 			return ret;
 		ret = release_key(s, &owner->key, err);
 		snap_release(sn);
+		sn->n = 1 + (size_t)n;
 		if (!ret)
 			ret = snap_read(s, sn, err);
 		return ret ? ret : 1;
 	}
 	for (i = 0, ret = 0; !ret && i < n; i++) {
 		scope_dir(s, &r[i], p[i].dir);
-		p[i].cursor = info_cursor(&sn->kvs[1 + i], &r[i]);
+		info_cursor(&sn->kvs[1 + i], &r[i], &p[i]);
 		if (r[i].has_want)
 			ret = want_pick(s, &r[i], &p[i], p, i, err);
 		else
-			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i, err);
+			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i,
+					sn->n > 1 + (size_t)n ? &sn->kvs[1 + n + i] : NULL,
+					sn->from[i], attempt ? (unsigned int)rand_r(&s->seed) %
+					(attempt < 3 ? 1u << attempt : MAX_SPREAD) : 0, err);
 	}
 	if (!ret)
 		ret = commit(s, owner, r, n, p, sn, out, &done, err);
@@ -951,7 +1009,7 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 				  owner->key.containerid, owner->key.ifname);
 			backoff(s, attempt - 1);
 		}
-		ret = reserve_once(s, owner, r, n, &sn, out, err);
+		ret = reserve_once(s, owner, r, n, &sn, attempt, out, err);
 	}
 	snap_release(&sn);
 	if (ret == 1)
