@@ -39,6 +39,40 @@ static int parse_level(const char *s, enum log_level *out)
 	return -EINVAL;
 }
 
+static void emit(enum log_level level, const char *fmt, va_list ap)
+{
+	char line[LINE_MAX_LEN];
+	struct timespec ts;
+	struct tm tm;
+	size_t n;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	gmtime_r(&ts.tv_sec, &tm);
+	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
+	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ [%s] pid %d: ",
+			      ts.tv_nsec / 1000000, names[level], (int)getpid());
+	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	n = strlen(line);
+	if (n == sizeof(line) - 1)
+		n--;
+	line[n++] = '\n';
+	/* one write per line so lines from concurrent plugins do not interleave */
+	if (write(log_fd >= 0 ? log_fd : STDERR_FILENO, line, n) < 0) {
+		/* nowhere left to report it */
+	}
+}
+
+/* Bypasses the level: the user asked for a log file and must learn it is not used. */
+__attribute__((format(printf, 1, 2)))
+static void warn_always(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	emit(LOG_LVL_WARNING, fmt, ap);
+	va_end(ap);
+}
+
 int log_init(const char *level, const char *file)
 {
 	enum log_level lvl = LOG_LVL_ERROR;
@@ -52,7 +86,7 @@ int log_init(const char *level, const char *file)
 		return 0;
 	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0) {
-		log_warn("cannot open log file \"%s\": %s; logging to stderr", file, strerror(errno));
+		warn_always("cannot open log file \"%s\": %s; logging to stderr", file, strerror(errno));
 		return 0;
 	}
 	log_fd = fd;
@@ -61,31 +95,14 @@ int log_init(const char *level, const char *file)
 
 void log_msg(enum log_level level, const char *fmt, ...)
 {
-	char line[LINE_MAX_LEN];
-	struct timespec ts;
-	struct tm tm;
-	size_t n;
 	int saved = errno;
 	va_list ap;
 
 	if (level > max_level)
 		return;
-	clock_gettime(CLOCK_REALTIME, &ts);
-	gmtime_r(&ts.tv_sec, &tm);
-	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ [%s] pid %d: ",
-			      ts.tv_nsec / 1000000, names[level], (int)getpid());
 	va_start(ap, fmt);
-	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
+	emit(level, fmt, ap);
 	va_end(ap);
-	n = strlen(line);
-	if (n == sizeof(line) - 1)
-		n--;
-	line[n++] = '\n';
-	/* one write per line so lines from concurrent plugins do not interleave */
-	if (write(log_fd >= 0 ? log_fd : STDERR_FILENO, line, n) < 0) {
-		/* nowhere left to report it */
-	}
 	errno = saved;
 }
 

@@ -328,28 +328,32 @@ static bool add_dns(cJSON *root, const struct cni_dns *d)
 	       add_strings(obj, "options", d->options, d->n_options);
 }
 
+/* The array under key, only when there is something to put in it. */
+static bool add_list(cJSON *root, const char *key, int n, cJSON **arr)
+{
+	*arr = NULL;
+	return !n || (*arr = cJSON_AddArrayToObject(root, key));
+}
+
 cJSON *result_to_json(const struct cni_result *r, enum cni_version v)
 {
 	cJSON *root = cJSON_CreateObject();
-	cJSON *arr;
+	cJSON *ifaces, *ips, *routes;
 	int i;
 
-	if (!root || !cJSON_AddStringToObject(root, "cniVersion", version_str(v)))
-		goto fail;
-	if (r->n_ifaces && !(arr = cJSON_AddArrayToObject(root, "interfaces")))
+	if (!root || !cJSON_AddStringToObject(root, "cniVersion", version_str(v)) ||
+	    !add_list(root, "interfaces", r->n_ifaces, &ifaces) ||
+	    !add_list(root, "ips", r->n_ips, &ips) ||
+	    !add_list(root, "routes", r->n_routes, &routes))
 		goto fail;
 	for (i = 0; i < r->n_ifaces; i++)
-		if (!add_iface(arr, &r->ifaces[i], v))
+		if (!add_iface(ifaces, &r->ifaces[i], v))
 			goto fail;
-	if (r->n_ips && !(arr = cJSON_AddArrayToObject(root, "ips")))
-		goto fail;
 	for (i = 0; i < r->n_ips; i++)
-		if (!add_ip(arr, &r->ips[i], v))
+		if (!add_ip(ips, &r->ips[i], v))
 			goto fail;
-	if (r->n_routes && !(arr = cJSON_AddArrayToObject(root, "routes")))
-		goto fail;
 	for (i = 0; i < r->n_routes; i++)
-		if (!add_route(arr, &r->routes[i]))
+		if (!add_route(routes, &r->routes[i]))
 			goto fail;
 	if (!add_dns(root, &r->dns))
 		goto fail;

@@ -66,7 +66,7 @@ struct pool_span {
 struct pool_range {
 	char network[POOL_NAME_MAX];
 	char pool[POOL_ID_MAX];
-	char desc[2 * POOL_ID_MAX];	/* for messages: "192.0.2.0/28 (range_start..range_end, 3 excluded)" */
+	char desc[2 * POOL_ID_MAX + 64];	/* for messages: "192.0.2.0/28 (range_start..range_end, 3 excluded)" */
 	int family;			/* AF_INET or AF_INET6 */
 	int prefix_len;			/* of the range, for the result */
 	bool shared;			/* enable_overlapping_ranges */
@@ -121,6 +121,8 @@ struct pool_info {
 struct pool_store_cfg {
 	char data_dir[4096];		/* local store root (dataDir) */
 	long hold_seconds;		/* release_hold_seconds, 0 = none */
+	bool nosync;			/* bulk tools only (ippool fill): skip fsync, a
+					 * power loss may lose recent changes; may be ignored */
 	const cJSON *store;		/* the "store" object, NULL for the string form or absent;
 					 * borrowed for open only: copy what you keep */
 };

@@ -122,10 +122,11 @@ static int hex_parse(const char *s, int family, pool_u128 *out)
 
 static void addr_key(const char *dir, int family, pool_u128 a, char *out)
 {
-	char hex[33];
+	/* Directories stay under KEY_MAX - 33 (prefix, name and id limits). */
+	size_t n = strnlen(dir, KEY_MAX - 33);
 
-	hex_format(family, a, hex);
-	snprintf(out, KEY_MAX, "%s%s", dir, hex);
+	memcpy(out, dir, n);
+	hex_format(family, a, out + n);
 }
 
 static int oom(struct cni_err *err)

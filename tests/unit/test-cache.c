@@ -1,0 +1,291 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for cache.c: modes, atomic replace, names confined to the dir, symlinks, locks. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include "cache.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static char root[64];
+
+static void setup(void)
+{
+	strcpy(root, "/tmp/test-cache.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(root));
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void sub(char *buf, size_t size, const char *rel)
+{
+	snprintf(buf, size, "%s/%s", root, rel);
+}
+
+static mode_t mode_of(const char *path)
+{
+	struct stat st;
+
+	ck_assert_int_eq(lstat(path, &st), 0);
+	return st.st_mode & 07777;
+}
+
+START_TEST(test_mkdir_parents)
+{
+	char dir[128], mid[128];
+
+	sub(dir, sizeof(dir), "a/b/c");
+	sub(mid, sizeof(mid), "a/b");
+	ck_assert_int_eq(cache_mkdir(dir), 0);
+	ck_assert_int_eq(mode_of(dir), 0700);
+	ck_assert_int_eq(mode_of(mid), 0700);
+	ck_assert_int_eq(cache_mkdir(dir), 0);
+	sub(dir, sizeof(dir), "a/b/c/");
+	ck_assert_int_eq(cache_mkdir(dir), 0);
+}
+END_TEST
+
+START_TEST(test_mkdir_over_file)
+{
+	char file[128], dir[128];
+
+	sub(file, sizeof(file), "f");
+	ck_assert_int_eq(cache_write(root, "f", "x", 1), 0);
+	ck_assert_int_eq(cache_mkdir(file), -ENOTDIR);
+	sub(dir, sizeof(dir), "f/g");
+	ck_assert_int_eq(cache_mkdir(dir), -ENOTDIR);
+	ck_assert_int_eq(cache_mkdir(""), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_write_read)
+{
+	char path[128], *data;
+	size_t len;
+
+	ck_assert_int_eq(cache_write(root, "c1-net1.json", "{\"a\":1}", 7), 0);
+	sub(path, sizeof(path), "c1-net1.json");
+	ck_assert_int_eq(mode_of(path), 0600);
+	ck_assert_int_eq(cache_read(root, "c1-net1.json", &data, &len), 0);
+	ck_assert_uint_eq(len, 7);
+	ck_assert_str_eq(data, "{\"a\":1}");
+	free(data);
+}
+END_TEST
+
+START_TEST(test_replace_is_atomic)
+{
+	char path[128], *data = NULL, **names;
+	struct stat before, after;
+	size_t n, i;
+	int fd;
+
+	ck_assert_int_eq(cache_write(root, "state", "old", 3), 0);
+	sub(path, sizeof(path), "state");
+	/* a reader holding the old file keeps the old content: a new inode replaces it */
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(fstat(fd, &before), 0);
+	ck_assert_int_eq(cache_write(root, "state", "new-content", 11), 0);
+	ck_assert_int_eq(stat(path, &after), 0);
+	ck_assert_uint_ne(before.st_ino, after.st_ino);
+	close(fd);
+	ck_assert_int_eq(cache_read(root, "state", &data, NULL), 0);
+	ck_assert_str_eq(data, "new-content");
+	free(data);
+	/* no temp file left behind */
+	ck_assert_int_eq(cache_list(root, "", &names, &n), 0);
+	ck_assert_uint_eq(n, 1);
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+END_TEST
+
+START_TEST(test_write_empty_and_large)
+{
+	size_t size = 3 << 20, len;
+	char *big = malloc(size), *data;
+
+	memset(big, 'z', size);
+	ck_assert_int_eq(cache_write(root, "empty", "", 0), 0);
+	ck_assert_int_eq(cache_read(root, "empty", &data, &len), 0);
+	ck_assert_uint_eq(len, 0);
+	free(data);
+	ck_assert_int_eq(cache_write(root, "big", big, size), 0);
+	ck_assert_int_eq(cache_read(root, "big", &data, &len), 0);
+	ck_assert_uint_eq(len, size);
+	ck_assert(!memcmp(data, big, size));
+	free(data);
+	free(big);
+}
+END_TEST
+
+static const char *const bad_names[] = { "", ".", "..", "a/b", "../x", "/etc", NULL };
+
+START_TEST(test_bad_names)
+{
+	char *data = (char *)1;
+
+	ck_assert_int_eq(cache_write(root, bad_names[_i], "x", 1), -EINVAL);
+	ck_assert_int_eq(cache_read(root, bad_names[_i], &data, NULL), -EINVAL);
+	ck_assert_ptr_null(data);
+	ck_assert_int_eq(cache_remove(root, bad_names[_i]), -EINVAL);
+	ck_assert_int_eq(cache_lock(root, bad_names[_i], 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(test_read_missing)
+{
+	char *data = (char *)1, dir[128];
+
+	ck_assert_int_eq(cache_read(root, "absent", &data, NULL), -ENOENT);
+	ck_assert_ptr_null(data);
+	sub(dir, sizeof(dir), "nodir");
+	ck_assert_int_eq(cache_write(dir, "x", "x", 1), -ENOENT);
+}
+END_TEST
+
+START_TEST(test_symlink_refused)
+{
+	char link[128], target[128], *data = NULL;
+
+	sub(target, sizeof(target), "target");
+	sub(link, sizeof(link), "link");
+	ck_assert_int_eq(cache_write(root, "target", "secret", 6), 0);
+	ck_assert_int_eq(symlink(target, link), 0);
+	ck_assert_int_eq(cache_read(root, "link", &data, NULL), -ELOOP);
+	ck_assert_ptr_null(data);
+	ck_assert_int_eq(cache_lock(root, "link", 0), -ELOOP);
+	/* writing over a symlink replaces the link, never the file it points to */
+	ck_assert_int_eq(cache_write(root, "link", "mine", 4), 0);
+	ck_assert_int_eq(mode_of(link) & 0777, 0600);
+	ck_assert_int_eq(cache_read(root, "target", &data, NULL), 0);
+	ck_assert_str_eq(data, "secret");
+	free(data);
+}
+END_TEST
+
+START_TEST(test_read_not_regular)
+{
+	char dir[128], *data = NULL;
+
+	sub(dir, sizeof(dir), "d");
+	ck_assert_int_eq(cache_mkdir(dir), 0);
+	ck_assert_int_eq(cache_read(root, "d", &data, NULL), -EINVAL);
+	ck_assert_ptr_null(data);
+}
+END_TEST
+
+START_TEST(test_remove)
+{
+	char *data;
+
+	ck_assert_int_eq(cache_write(root, "x", "1", 1), 0);
+	ck_assert_int_eq(cache_remove(root, "x"), 0);
+	ck_assert_int_eq(cache_read(root, "x", &data, NULL), -ENOENT);
+	ck_assert_int_eq(cache_remove(root, "x"), 0);
+}
+END_TEST
+
+START_TEST(test_list)
+{
+	const char *files[] = { "c2-net1.json", "c1-net1.json", "c1.lock", ".c3-net1.json.1.0.tmp" };
+	char dir[128], **names;
+	size_t n, i;
+
+	for (i = 0; i < N(files); i++)
+		ck_assert_int_eq(cache_write(root, files[i], "x", 1), 0);
+	ck_assert_int_eq(cache_list(root, ".json", &names, &n), 0);
+	ck_assert_uint_eq(n, 2);
+	ck_assert_str_eq(names[0], "c1-net1.json");
+	ck_assert_str_eq(names[1], "c2-net1.json");
+	for (i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	sub(dir, sizeof(dir), "absent");
+	ck_assert_int_eq(cache_list(dir, ".json", &names, &n), 0);
+	ck_assert_uint_eq(n, 0);
+	ck_assert_ptr_null(names);
+	sub(dir, sizeof(dir), "c1.lock");
+	ck_assert_int_eq(cache_list(dir, ".json", &names, &n), -ENOTDIR);
+}
+END_TEST
+
+START_TEST(test_lock_timeout)
+{
+	char path[128];
+	int a, b;
+
+	a = cache_lock(root, "vf.lock", 0);
+	ck_assert_int_ge(a, 0);
+	sub(path, sizeof(path), "vf.lock");
+	ck_assert_int_eq(mode_of(path), 0600);
+	/* a second open file description conflicts even in the same process */
+	ck_assert_int_eq(cache_lock(root, "vf.lock", 30), -ETIMEDOUT);
+	cache_unlock(a);
+	b = cache_lock(root, "vf.lock", 30);
+	ck_assert_int_ge(b, 0);
+	cache_unlock(b);
+	cache_unlock(-1);
+}
+END_TEST
+
+START_TEST(test_lock_is_exclusive)
+{
+	char path[128];
+	int a, fd;
+
+	a = cache_lock(root, "x.lock", 1000);
+	ck_assert_int_ge(a, 0);
+	sub(path, sizeof(path), "x.lock");
+	fd = open(path, O_RDONLY);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), -1);
+	ck_assert_int_eq(errno, EWOULDBLOCK);
+	cache_unlock(a);
+	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), 0);
+	close(fd);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("cache");
+	TCase *tc = tcase_create("cache");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_mkdir_parents);
+	tcase_add_test(tc, test_mkdir_over_file);
+	tcase_add_test(tc, test_write_read);
+	tcase_add_test(tc, test_replace_is_atomic);
+	tcase_add_test(tc, test_write_empty_and_large);
+	tcase_add_loop_test(tc, test_bad_names, 0, N(bad_names));
+	tcase_add_test(tc, test_read_missing);
+	tcase_add_test(tc, test_symlink_refused);
+	tcase_add_test(tc, test_read_not_regular);
+	tcase_add_test(tc, test_remove);
+	tcase_add_test(tc, test_list);
+	tcase_add_test(tc, test_lock_timeout);
+	tcase_add_test(tc, test_lock_is_exclusive);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
