@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* etcd v3 through its JSON gateway over libcurl: range, txn, auth, failover. */
 #include <errno.h>
+#include <stddef.h>
 #include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <dlfcn.h>
 #include <curl/curl.h>
 #include "etcd.h"
 
@@ -31,6 +33,60 @@ struct buf {
 	char *data;
 	size_t len;
 };
+
+/* libcurl and its dependencies cost milliseconds to map at every exec: only
+ * a process that talks to etcd loads it (the local store never pays). */
+static struct {
+	CURLcode (*global_init)(long flags);
+	CURL *(*easy_init)(void);
+	CURLcode (*setopt)(CURL *curl, CURLoption option, ...);
+	CURLcode (*perform)(CURL *curl);
+	CURLcode (*getinfo)(CURL *curl, CURLINFO info, ...);
+	void (*cleanup)(CURL *curl);
+	const char *(*strerror)(CURLcode code);
+	struct curl_slist *(*slist_append)(struct curl_slist *list, const char *s);
+	void (*slist_free_all)(struct curl_slist *list);
+} cu;
+
+static const struct {
+	const char *name;
+	size_t off;
+} cu_syms[] = {
+	{ "curl_global_init", offsetof(__typeof__(cu), global_init) },
+	{ "curl_easy_init", offsetof(__typeof__(cu), easy_init) },
+	{ "curl_easy_setopt", offsetof(__typeof__(cu), setopt) },
+	{ "curl_easy_perform", offsetof(__typeof__(cu), perform) },
+	{ "curl_easy_getinfo", offsetof(__typeof__(cu), getinfo) },
+	{ "curl_easy_cleanup", offsetof(__typeof__(cu), cleanup) },
+	{ "curl_easy_strerror", offsetof(__typeof__(cu), strerror) },
+	{ "curl_slist_append", offsetof(__typeof__(cu), slist_append) },
+	{ "curl_slist_free_all", offsetof(__typeof__(cu), slist_free_all) },
+};
+
+static int load_curl(struct cni_err *err)
+{
+	static void *lib;
+	size_t i;
+	void *f;
+
+	if (lib)
+		return 0;
+	lib = dlopen("libcurl.so.4", RTLD_NOW | RTLD_LOCAL);
+	for (i = 0; lib && i < sizeof(cu_syms) / sizeof(cu_syms[0]); i++) {
+		f = dlsym(lib, cu_syms[i].name);
+		if (!f)
+			break;
+		memcpy((char *)&cu + cu_syms[i].off, &f, sizeof(f));
+	}
+	if (lib && i == sizeof(cu_syms) / sizeof(cu_syms[0]) && !cu.global_init(CURL_GLOBAL_DEFAULT))
+		return 0;
+	cni_err_set(err, CNI_ERR_STORE, "cannot load libcurl.so.4 for the etcd store: %s",
+		    dlerror() ?: "symbols missing or init failed");
+	if (lib)
+		dlclose(lib);
+	lib = NULL;
+	return -ENOENT;
+}
 
 static const char b64[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
 
@@ -580,19 +636,19 @@ static int set_headers(struct etcd *e)
 	char auth[TOKEN_MAX + 32];
 
 	/* No "Expect: 100-continue": it costs a round trip on bigger bodies. */
-	next = curl_slist_append(h, "Content-Type: application/json");
-	next = next ? curl_slist_append(h = next, "Expect:") : NULL;
+	next = cu.slist_append(h, "Content-Type: application/json");
+	next = next ? cu.slist_append(h = next, "Expect:") : NULL;
 	if (next && *e->token) {
 		snprintf(auth, sizeof(auth), "Authorization: %s", e->token);
-		next = curl_slist_append(h = next, auth);
+		next = cu.slist_append(h = next, auth);
 	}
 	if (!next) {
-		curl_slist_free_all(h);
+		cu.slist_free_all(h);
 		return -ENOMEM;
 	}
-	curl_slist_free_all(e->headers);
+	cu.slist_free_all(e->headers);
 	e->headers = next;
-	return curl_easy_setopt(e->curl, CURLOPT_HTTPHEADER, next) ? -EINVAL : 0;
+	return cu.setopt(e->curl, CURLOPT_HTTPHEADER, next) ? -EINVAL : 0;
 }
 
 /* Attempt timeout: with a spare endpoint, half the budget, so a black-holed
@@ -620,17 +676,17 @@ static enum outcome post_once(struct etcd *e, const char *path, const char *body
 	free(resp->data);
 	resp->data = NULL;
 	resp->len = 0;
-	curl_easy_setopt(e->curl, CURLOPT_URL, url);
-	curl_easy_setopt(e->curl, CURLOPT_POSTFIELDS, body);
-	curl_easy_setopt(e->curl, CURLOPT_TIMEOUT_MS, ms > 1 ? ms : 1L);
-	curl_easy_setopt(e->curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 2 ? ms / 2 : 1L);
-	curl_easy_setopt(e->curl, CURLOPT_WRITEDATA, resp);
-	rc = curl_easy_perform(e->curl);
+	cu.setopt(e->curl, CURLOPT_URL, url);
+	cu.setopt(e->curl, CURLOPT_POSTFIELDS, body);
+	cu.setopt(e->curl, CURLOPT_TIMEOUT_MS, ms > 1 ? ms : 1L);
+	cu.setopt(e->curl, CURLOPT_CONNECTTIMEOUT_MS, ms > 2 ? ms / 2 : 1L);
+	cu.setopt(e->curl, CURLOPT_WRITEDATA, resp);
+	rc = cu.perform(e->curl);
 	if (rc != CURLE_OK) {
-		snprintf(why, why_size, "%s", curl_easy_strerror(rc));
+		snprintf(why, why_size, "%s", cu.strerror(rc));
 		return RETRY_OTHER;
 	}
-	curl_easy_getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
+	cu.getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
 	if (status == 200 && resp->data)
 		return DONE;
 	if (!resp->data || etcd_parse_error(resp->data, &code, msg, sizeof(msg))) {
@@ -729,15 +785,15 @@ static int setup_curl(struct etcd *e)
 	const struct etcd_conf *c = e->conf;
 	int bad = 0;
 
-	bad |= curl_easy_setopt(e->curl, CURLOPT_NOSIGNAL, 1L);
-	bad |= curl_easy_setopt(e->curl, CURLOPT_PROTOCOLS_STR, "http,https");
-	bad |= curl_easy_setopt(e->curl, CURLOPT_WRITEFUNCTION, on_data);
-	bad |= curl_easy_setopt(e->curl, CURLOPT_TCP_NODELAY, 1L);
+	bad |= cu.setopt(e->curl, CURLOPT_NOSIGNAL, 1L);
+	bad |= cu.setopt(e->curl, CURLOPT_PROTOCOLS_STR, "http,https");
+	bad |= cu.setopt(e->curl, CURLOPT_WRITEFUNCTION, on_data);
+	bad |= cu.setopt(e->curl, CURLOPT_TCP_NODELAY, 1L);
 	if (*c->cacert)
-		bad |= curl_easy_setopt(e->curl, CURLOPT_CAINFO, c->cacert);
+		bad |= cu.setopt(e->curl, CURLOPT_CAINFO, c->cacert);
 	if (*c->cert) {
-		bad |= curl_easy_setopt(e->curl, CURLOPT_SSLCERT, c->cert);
-		bad |= curl_easy_setopt(e->curl, CURLOPT_SSLKEY, c->key);
+		bad |= cu.setopt(e->curl, CURLOPT_SSLCERT, c->cert);
+		bad |= cu.setopt(e->curl, CURLOPT_SSLKEY, c->key);
 	}
 	return bad ? -EINVAL : set_headers(e);
 }
@@ -748,8 +804,12 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 	int ret = -ENOMEM;
 
 	*out = NULL;
-	if (!e || curl_global_init(CURL_GLOBAL_DEFAULT))
+	if (!e)
 		goto fail;
+	ret = load_curl(err);
+	if (ret)
+		goto fail;
+	ret = -ENOMEM;
 	e->conf = conf;
 	clock_gettime(CLOCK_MONOTONIC, &e->deadline);
 	e->deadline.tv_sec += conf->timeout_ms / 1000;
@@ -760,7 +820,7 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 	}
 	/* Spread nodes over the members; failover walks on from there. */
 	e->cur = getpid() % conf->n_endpoints;
-	e->curl = curl_easy_init();
+	e->curl = cu.easy_init();
 	if (!e->curl || setup_curl(e))
 		goto fail;
 	if (*conf->username) {
@@ -781,8 +841,10 @@ void etcd_close(struct etcd *e)
 {
 	if (!e)
 		return;
-	curl_easy_cleanup(e->curl);
-	curl_slist_free_all(e->headers);
+	if (e->curl)
+		cu.cleanup(e->curl);
+	if (e->headers)
+		cu.slist_free_all(e->headers);
 	free(e);
 }
 
