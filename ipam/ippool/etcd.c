@@ -390,7 +390,10 @@ static int parse_range_obj(const cJSON *obj, struct etcd_kvs *out)
 int etcd_parse_range(const char *body, struct etcd_kvs *out)
 {
 	cJSON *root = cJSON_Parse(body);
-	int ret = root ? parse_range_obj(root, out) : -EINVAL;
+	int ret;
+
+	memset(out, 0, sizeof(*out));
+	ret = root ? parse_range_obj(root, out) : -EINVAL;
 
 	cJSON_Delete(root);
 	return ret;
