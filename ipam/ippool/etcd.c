@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <curl/curl.h>
 #include "etcd.h"
+#include "http.h"
 
 #define RESPONSE_MAX (64 << 20)
 #define TOKEN_MAX 512
@@ -21,8 +22,9 @@
 
 struct etcd {
 	const struct etcd_conf *conf;
-	CURL *curl;
+	CURL *curl;			/* https:// endpoints */
 	struct curl_slist *headers;
+	struct http_conn http;		/* http:// endpoints */
 	char token[TOKEN_MAX];
 	int cur;			/* endpoint in use */
 	struct timespec deadline;
@@ -638,6 +640,8 @@ static int set_headers(struct etcd *e)
 	struct curl_slist *h = NULL, *next;
 	char auth[TOKEN_MAX + 32];
 
+	if (!e->curl)
+		return 0;
 	/* No "Expect: 100-continue": it costs a round trip on bigger bodies. */
 	next = cu.slist_append(h, "Content-Type: application/json");
 	next = next ? cu.slist_append(h = next, "Expect:") : NULL;
@@ -666,19 +670,52 @@ static long attempt_ms(const struct etcd *e)
 
 enum outcome { DONE, RETRY_OTHER, REAUTH, REFUSED };
 
+/* What an answer means: status and body of a POST. */
+static enum outcome judge(struct etcd *e, long status, const char *body, char *why,
+			  size_t why_size)
+{
+	char msg[256];
+	int code;
+
+	if (status == 200 && body)
+		return DONE;
+	if (!body || etcd_parse_error(body, &code, msg, sizeof(msg))) {
+		snprintf(why, why_size, "HTTP status %ld", status);
+		return status >= 500 ? RETRY_OTHER : REFUSED;
+	}
+	snprintf(why, why_size, "%s", msg);
+	if (code == GRPC_UNAUTHENTICATED && *e->conf->username)
+		return REAUTH;
+	/* No leader, request timed out, member stopping: another may serve. */
+	return code == GRPC_UNAVAILABLE || code == GRPC_DEADLINE_EXCEEDED ? RETRY_OTHER : REFUSED;
+}
+
+static bool is_http(const char *endpoint)
+{
+	return !strncmp(endpoint, "http://", 7);
+}
+
 /* One POST to the current endpoint. */
 static enum outcome post_once(struct etcd *e, const char *path, const char *body,
 			      struct buf *resp, char *why, size_t why_size)
 {
-	char url[ETCD_STR_MAX + 64], msg[256];
+	char url[ETCD_STR_MAX + 64];
 	long ms = attempt_ms(e), status = 0;
+	struct http_reply r;
 	CURLcode rc;
-	int code;
 
 	snprintf(url, sizeof(url), "%s%s", e->conf->endpoints[e->cur], path);
 	free(resp->data);
 	resp->data = NULL;
 	resp->len = 0;
+	if (is_http(url)) {
+		if (http_post(&e->http, url, *e->token ? e->token : NULL, body, ms > 1 ? ms : 1,
+			      &r, why, why_size))
+			return RETRY_OTHER;
+		resp->data = r.body;
+		resp->len = r.len;
+		return judge(e, r.status, r.body, why, why_size);
+	}
 	cu.setopt(e->curl, CURLOPT_URL, url);
 	cu.setopt(e->curl, CURLOPT_POSTFIELDS, body);
 	cu.setopt(e->curl, CURLOPT_TIMEOUT_MS, ms > 1 ? ms : 1L);
@@ -690,17 +727,7 @@ static enum outcome post_once(struct etcd *e, const char *path, const char *body
 		return RETRY_OTHER;
 	}
 	cu.getinfo(e->curl, CURLINFO_RESPONSE_CODE, &status);
-	if (status == 200 && resp->data)
-		return DONE;
-	if (!resp->data || etcd_parse_error(resp->data, &code, msg, sizeof(msg))) {
-		snprintf(why, why_size, "HTTP status %ld", status);
-		return status >= 500 ? RETRY_OTHER : REFUSED;
-	}
-	snprintf(why, why_size, "%s", msg);
-	if (code == GRPC_UNAUTHENTICATED && *e->conf->username)
-		return REAUTH;
-	/* No leader, request timed out, member stopping: another may serve. */
-	return code == GRPC_UNAVAILABLE || code == GRPC_DEADLINE_EXCEEDED ? RETRY_OTHER : REFUSED;
+	return judge(e, status, resp->data, why, why_size);
 }
 
 static int authenticate(struct etcd *e, struct cni_err *err);
@@ -806,13 +833,12 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 	struct etcd *e = calloc(1, sizeof(*e));
 	int ret = -ENOMEM;
 
+	int i;
+
 	*out = NULL;
 	if (!e)
 		goto fail;
-	ret = load_curl(err);
-	if (ret)
-		goto fail;
-	ret = -ENOMEM;
+	http_init(&e->http);
 	e->conf = conf;
 	clock_gettime(CLOCK_MONOTONIC, &e->deadline);
 	e->deadline.tv_sec += conf->timeout_ms / 1000;
@@ -823,9 +849,17 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 	}
 	/* Spread nodes over the members; failover walks on from there. */
 	e->cur = getpid() % conf->n_endpoints;
-	e->curl = cu.easy_init();
-	if (!e->curl || setup_curl(e))
-		goto fail;
+	for (i = 0; i < conf->n_endpoints && is_http(conf->endpoints[i]); i++)
+		;
+	if (i < conf->n_endpoints) {
+		ret = load_curl(err);
+		if (ret)
+			goto fail;
+		ret = -ENOMEM;
+		e->curl = cu.easy_init();
+		if (!e->curl || setup_curl(e))
+			goto fail;
+	}
 	if (*conf->username) {
 		ret = authenticate(e, err);
 		if (ret)
@@ -844,6 +878,7 @@ void etcd_close(struct etcd *e)
 {
 	if (!e)
 		return;
+	http_close(&e->http);
 	if (e->curl)
 		cu.cleanup(e->curl);
 	if (e->headers)
