@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "etcd.h"
+#include "http.h"
 
 /* The field of a request's JSON, as a string ("" when absent). */
 static const char *field(const cJSON *o, const char *path0, const char *path1)
@@ -284,6 +285,47 @@ START_TEST(unreachable_endpoint_is_try_again_naming_it)
 }
 END_TEST
 
+struct reply_case {
+	const char *raw;
+	bool eof;
+	int ret;
+	long status;
+	const char *body;
+};
+
+static const struct reply_case reply_cases[] = {
+	{ "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+	  false, 0, 200, "{\"a\":1}" },
+	/* Go's server chunks bodies it did not size; etcd's gateway does for big answers. */
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n",
+	  false, 0, 200, "{\"a\":1}" },
+	{ "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n", false, 1, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", false, 1, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", true, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Le", false, 1, 0, NULL },
+	{ "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\nno leader", true, 0, 503,
+	  "no leader" },
+	{ "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}", false, 0, 400, "{}" },
+	{ "SSH-2.0-OpenSSH_9.2\r\n", false, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 abc\r\n\r\n", false, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, -EPROTO, 0, NULL },
+};
+
+START_TEST(http_reply_table)
+{
+	const struct reply_case *c = &reply_cases[_i];
+	struct http_reply r;
+
+	ck_assert_int_eq(http_parse_reply(c->raw, strlen(c->raw), c->eof, &r), c->ret);
+	if (c->ret == 0) {
+		ck_assert_int_eq(r.status, c->status);
+		ck_assert_str_eq(r.body, c->body);
+		ck_assert_uint_eq(r.len, strlen(c->body));
+	}
+	free(r.body);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etcd");
@@ -305,6 +347,7 @@ int main(void)
 	tcase_add_loop_test(tc, conf_parse_table, 0, sizeof(conf_cases) / sizeof(conf_cases[0]));
 	tcase_add_test(tc, conf_defaults);
 	tcase_add_test(tc, unreachable_endpoint_is_try_again_naming_it);
+	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
