@@ -726,7 +726,7 @@ static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
 
 /* After a lost race an attempt takes the nth lowest free address (nth below
  * MAX_SPREAD) so that racing allocators stop colliding on the same one. */
-#define MAX_SPREAD 8
+#define MAX_SPREAD 32
 
 /* The lowest free address from c on (*lowest) and the nth one (*a), given
  * one page of held keys. Returns 0, 1 when the page ended before a free
@@ -978,7 +978,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i,
 					sn->n > 1 + (size_t)n ? &sn->kvs[1 + n + i] : NULL,
 					sn->from[i], attempt ? (unsigned int)rand_r(&s->seed) %
-					(attempt < 3 ? 1u << attempt : MAX_SPREAD) : 0, err);
+					(attempt < 4 ? 4u << attempt : MAX_SPREAD) : 0, err);
 	}
 	if (!ret)
 		ret = commit(s, owner, r, n, p, sn, out, &done, err);
