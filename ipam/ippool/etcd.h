@@ -103,7 +103,7 @@ int etcd_prefix_end(const char *prefix, char **out);
 /* Jittered exponential backoff before retry number attempt (0-based), from a
  * random value rnd: in [cap / 2, cap], cap = min(BASE << attempt, MAX). */
 #define ETCD_BACKOFF_BASE_MS 1
-#define ETCD_BACKOFF_MAX_MS 2
+#define ETCD_BACKOFF_MAX_MS 16
 long etcd_backoff_ms(unsigned int attempt, unsigned int rnd);
 
 /* Pure request builders and response parsers, for unit tests. */

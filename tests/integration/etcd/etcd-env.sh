@@ -14,8 +14,9 @@ ETCD_DIRS=()
 free_port() {
 	local p
 	while :; do
-		p=$((20000 + RANDOM % 40000))
-		ss -Hltn "sport = :$p" | grep -q . || { echo "$p"; return; }
+		# Below the ephemeral range (32768+), not used by any socket.
+		p=$((20000 + RANDOM % 12000))
+		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return; }
 	done
 }
 
@@ -33,6 +34,7 @@ etcd_wait() {
 	local url=$1 dir=$2 i
 	for i in $(seq 200); do
 		curl -sf -m 1 "$url/health" 2>/dev/null | grep -q '"true"' && return 0
+		kill -0 "$!" 2>/dev/null || break
 		sleep 0.1
 	done
 	echo "etcd on $url did not start: $(tail -5 "$dir/log")" >&2
@@ -40,19 +42,24 @@ etcd_wait() {
 }
 
 # etcd_start VAR: starts an instance, sets VAR to its client URL, VAR_PID to
-# its pid, VAR_DIR to its temp dir. Returns 1 if not healthy within 20 s.
+# its pid, VAR_DIR to its temp dir. Returns 1 if not healthy within 20 s
+# (three tries: a port can be taken between the check and the bind).
 etcd_start() {
-	local var=$1 dir url peer
-	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
-	ETCD_DIRS+=("$dir")
-	url=http://127.0.0.1:$(free_port)
-	peer=http://127.0.0.1:$(free_port)
-	echo "$peer" >"$dir/peer"
-	etcd_run "$dir" "$url" "$peer"
-	printf -v "$var" '%s' "$url"
-	printf -v "${var}_PID" '%s' "$!"
-	printf -v "${var}_DIR" '%s' "$dir"
-	etcd_wait "$url" "$dir"
+	local var=$1 dir url peer try
+	for try in 1 2 3; do
+		dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
+		ETCD_DIRS+=("$dir")
+		url=http://127.0.0.1:$(free_port)
+		peer=http://127.0.0.1:$(free_port)
+		echo "$peer" >"$dir/peer"
+		etcd_run "$dir" "$url" "$peer"
+		printf -v "$var" '%s' "$url"
+		printf -v "${var}_PID" '%s' "$!"
+		printf -v "${var}_DIR" '%s' "$dir"
+		etcd_wait "$url" "$dir" && return 0
+		kill "$!" 2>/dev/null
+	done
+	return 1
 }
 
 # etcd_restart VAR: starts the instance of VAR again (after a kill), same
