@@ -737,12 +737,13 @@ static int authenticate(struct etcd *e, struct cni_err *err);
 static int post(struct etcd *e, const char *path, const char *body, struct buf *resp,
 		struct cni_err *err)
 {
-	char why[256] = "no time left", seen[CNI_ERR_DETAILS_MAX] = "";
-	int tried = 0, reauth = 0, n = e->conf->n_endpoints;
+	char why[256], seen[CNI_ERR_DETAILS_MAX] = "";
+	int tried = 0, reauth = 0, n = e->conf->n_endpoints, failed = e->cur;
 	size_t len = 0;
 	enum outcome o;
 
-	while (etcd_remaining_ms(e) > 0) {
+	/* At least one try, even when the budget went on loading libraries. */
+	do {
 		o = post_once(e, path, body, resp, why, sizeof(why));
 		if (o == DONE)
 			return 0;
@@ -757,16 +758,18 @@ static int post(struct etcd *e, const char *path, const char *body, struct buf *
 				return -EPERM;
 			continue;
 		}
-		if (len < sizeof(seen))
+		failed = e->cur;
+		/* Details: each endpoint's first failure. */
+		if (tried < n && len < sizeof(seen))
 			len += (size_t)snprintf(seen + len, sizeof(seen) - len, "%s%s: %s",
 						len ? "; " : "", e->conf->endpoints[e->cur], why);
 		if (++tried % n)
 			e->cur = (e->cur + 1) % n;
 		else if (etcd_remaining_ms(e) > 0)
 			usleep(20000);	/* every endpoint failed: give them a moment */
-	}
+	} while (etcd_remaining_ms(e) > 0);
 	cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s unavailable: %s",
-		    e->conf->endpoints[e->cur], why);
+		    e->conf->endpoints[failed], why);
 	cni_err_details(err, "%s", seen);
 	return -ETIMEDOUT;
 }

@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The etcd backend of the ippool store: optimistic transactions, no lock. */
 #include <errno.h>
-#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -32,7 +31,6 @@
 
 #define KEY_MAX 1024
 #define PAGE 64
-#define MAX_ATTEMPTS 1000
 #define LIST_PAGE 500
 
 struct estore {
@@ -41,14 +39,6 @@ struct estore {
 	struct etcd *e;
 	long hold_seconds;
 	unsigned int seed;
-};
-
-/* What reserve reads first: the owner's lease and each range's pool info. */
-struct info {
-	char key[KEY_MAX];
-	int64_t mod;
-	bool valid;		/* present and for the same span and scope */
-	pool_u128 cursor;
 };
 
 static void esc(const char *in, char *out, size_t size)
@@ -531,7 +521,7 @@ static int read_infos(struct estore *s, const char *network, struct touch *t, si
 /* One attempt at removing the lease kv: 1 = lost a compare, retry. */
 static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_err *err)
 {
-	static struct touch t[MAX_TOUCH];
+	struct touch *t = calloc(MAX_TOUCH, sizeof(*t));
 	char keys[POOL_MAX_RANGES][KEY_MAX];
 	struct pool_lease l;
 	struct etcd_kvs cur = { 0 };
@@ -540,7 +530,7 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 	bool ok, done = false;
 	int ret, j;
 
-	ret = parse_lease(kv, &l, keys, err);
+	ret = t ? parse_lease(kv, &l, keys, err) : oom(err);
 	for (j = 0; !ret && j < l.n_addrs; j++) {
 		/* Each network once: its infos are all read at the first address. */
 		for (i = 0; i < (size_t)j && strcmp(l.addrs[i].network, l.addrs[j].network); i++)
@@ -576,6 +566,7 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 		ret = etcd_txn(s->e, &txn, &done, NULL, 0, err);
 	}
 	tb_release(&tb);
+	free(t);
 	return ret ? ret : !done;
 }
 
@@ -863,7 +854,6 @@ struct snap {
 	struct etcd_op reads[SNAP_MAX];
 	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
 	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
-	int n_ranges;
 	pool_u128 from[POOL_MAX_RANGES];
 };
 
@@ -954,7 +944,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 			struct pool_lease *out, struct cni_err *err)
 {
 	char keys[POOL_MAX_RANGES][KEY_MAX];
-	struct pick p[POOL_MAX_RANGES];
+	struct pick p[POOL_MAX_RANGES] = { 0 };
 	bool done = false;
 	int i, ret;
 
