@@ -183,6 +183,11 @@ t_exit() {
 	exit "$rc"
 }
 trap t_exit EXIT
+# A signal (a closed output pipe, ^C, a meson timeout) still cleans up.
+trap 'exit 129' HUP
+trap 'exit 130' INT
+trap 'exit 141' PIPE
+trap 'exit 143' TERM
 
 # spawn CMD...: runs CMD in the background, killed at exit.
 spawn() {
@@ -441,7 +446,7 @@ host_state() {
 			+ " addrs=\([.addr_info[]? | select(.scope == "global") | .local] | join(","))"' <<<"$l"
 	done
 	jq -r '.devices[] | "rdma \(.name): \(.netns)"' "$RDMA_SIM_STATE"
-	ipam_holds "$CID" && echo "ipam holds $CID"
+	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
 	return 0
 }
 
@@ -652,6 +657,7 @@ round_trip() {
 	before=$(host_state)
 	cni ADD "$c" "$@"
 	if assert_added "$v" "$rdma" "$mac"; then
+		ok "$ctx: IPAM holds an address for the pod" ipam_holds "$CID"
 		version_ge "$v" 0.4.0 && c=$(with_prev "$c" "$OUT")
 		addr=$(jout '.ips[0].address')
 		if version_ge "$v" 0.4.0; then
