@@ -23,6 +23,7 @@
 
 struct link_sock {
 	struct nl_sock *sk;
+	int netns;			/* where sk lives, to send links back here */
 	char extack[EXTACK_MAX];	/* the kernel's text for the last failed request */
 };
 
@@ -158,14 +159,15 @@ static int open_socket(struct link_sock *s)
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
 	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0)
 		return -errno;
-	return 0;
+	s->netns = netns_current();
+	return s->netns < 0 ? s->netns : 0;
 }
 
 int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 {
 	const char *what = "open rtnetlink socket";
 	struct link_sock *s;
-	int saved = -1, ret;
+	int saved = -1, back, ret;
 
 	*out = NULL;
 	s = calloc(1, sizeof(*s));
@@ -173,6 +175,7 @@ int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 		ret = -ENOMEM;
 		goto out;
 	}
+	s->netns = -1;
 	if (netns_fd >= 0) {
 		what = "open the current netns";
 		saved = netns_current();
@@ -186,9 +189,9 @@ int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
 	}
 	what = "open rtnetlink socket";
 	ret = open_socket(s);
-	if (saved >= 0 && netns_enter(saved) < 0 && ret == 0) {
+	if (saved >= 0 && (back = netns_enter(saved)) < 0) {
 		what = "return to the original netns";
-		ret = -errno;
+		ret = back;
 	}
 out:
 	netns_close(saved);
@@ -206,6 +209,7 @@ void link_sock_close(struct link_sock *s)
 	if (!s)
 		return;
 	nl_socket_free(s->sk);
+	netns_close(s->netns);
 	free(s);
 }
 
@@ -315,23 +319,61 @@ static int send_change(struct link_sock *s, struct nl_msg *msg, int put)
 	return ret;
 }
 
+static int move(struct link_sock *s, int ifindex, int netns_fd, const char *name,
+		const char *alias)
+{
+	struct nl_msg *msg = change_msg(ifindex, 0, 0);
+	int put = 0;
+
+	if (msg)
+		put = nla_put_u32(msg, IFLA_NET_NS_FD, netns_fd);
+	if (msg && put == 0)
+		put = nla_put_string(msg, IFLA_IFNAME, name);
+	if (msg && put == 0 && alias)
+		put = nla_put(msg, IFLA_IFALIAS, strlen(alias), alias);
+	return send_change(s, msg, put);
+}
+
+/* Sends the link described by was back to netns if it is in t's netns (same
+ * name and MAC: the kernel only renames after moving). */
+static void send_back(struct link_sock *t, const struct link_info *was, int netns)
+{
+	struct link_info now;
+
+	if (link_get_by_name(t, was->name, &now) == 0 && !memcmp(now.mac, was->mac, sizeof(now.mac)))
+		move(t, now.ifindex, netns, was->name, NULL);
+}
+
+/* The kernel moves first and renames after (the new name only matters when
+ * the old one is taken in the target): a taken or invalid new name fails with
+ * the link already moved, under its old name. So look in the target first,
+ * and send the link back when the kernel refused after moving it. */
 int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
 	      const char *alias, struct cni_err *err)
 {
-	struct nl_msg *msg = change_msg(ifindex, 0, 0);
-	int put = -1, ret;
+	struct link_sock *target = NULL;
+	struct link_info was, info;
+	int ret;
 
-	if (msg) {
-		put = nla_put_u32(msg, IFLA_NET_NS_FD, netns_fd);
-		if (put == 0)
-			put = nla_put_string(msg, IFLA_IFNAME, new_name);
-		if (put == 0 && alias)
-			put = nla_put(msg, IFLA_IFALIAS, strlen(alias), alias);
-	}
-	ret = send_change(s, msg, put);
+	ret = link_sock_open(netns_fd, &target, err);
 	if (ret < 0)
-		return fail(s, err, ret, "failed to move link %d into netns as \"%s\"",
-			    ifindex, new_name);
+		return ret;
+	ret = link_get_by_index(s, ifindex, &was);
+	if (ret < 0)
+		goto out;
+	ret = link_get_by_name(target, new_name, &info);
+	if (ret != -ENODEV) {
+		ret = ret ? ret : -EEXIST;
+		memcpy(s->extack, target->extack, sizeof(s->extack));
+		goto out;
+	}
+	ret = move(s, ifindex, netns_fd, new_name, alias);
+	if (ret < 0)
+		send_back(target, &was, s->netns);
+out:
+	link_sock_close(target);
+	if (ret < 0)
+		return fail(s, err, ret, "failed to move link %d into netns as \"%s\"", ifindex, new_name);
 	return 0;
 }
 
@@ -638,6 +680,18 @@ static int parse_vf(struct nlmsghdr *nlh, void *arg)
 			parse_vf_info(info, q);
 	}
 	return 0;
+}
+
+int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out)
+{
+	struct vf_query q = { .vf = vf, .out = out };
+	struct nlmsghdr *nlh = (void *)buf;
+	int ret;
+
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
+		return -EINVAL;
+	ret = parse_vf(nlh, &q);
+	return ret < 0 ? ret : q.found ? 0 : -ENOENT;
 }
 
 int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out)

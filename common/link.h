@@ -35,7 +35,8 @@ int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void 
 
 /* One RTM_NEWLINK: moves ifindex into netns_fd and names it new_name (and
  * sets alias when non-NULL) in the same request. EEXIST when the name is
- * taken in the target: nothing moved. */
+ * taken in the target: nothing moved. The kernel renames after moving, so a
+ * name it refuses then (e.g. "a/b") sends the link back: nothing moved. */
 int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
 	      const char *alias, struct cni_err *err);
 int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni_err *err);
@@ -94,3 +95,6 @@ int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_con
  * into buf (a struct nlmsghdr); returns its length or -errno. */
 int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct vf_config *cfg,
 		   unsigned int mask);
+/* For unit tests: reads VF vf from an RTM_NEWLINK (or the request above: the
+ * same nesting) the way link_vf_get reads the kernel's reply. */
+int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out);

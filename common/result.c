@@ -44,7 +44,7 @@ static int get_int(const cJSON *obj, const char *key, const char *where, int min
 	if (!item)
 		return 0;
 	d = cJSON_IsNumber(item) ? item->valuedouble : NAN;
-	if (!(d >= min && d <= max) || d != floor(d)) {
+	if (!(d >= min && d <= max) || d != (double)(int)d) {
 		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s%s is not an integer in [%d, %d]",
 			    where, key, min, max);
 		return -EINVAL;
@@ -85,8 +85,8 @@ static int get_addr(const cJSON *obj, const char *key, const char *where, struct
 }
 
 /* The array under key (absent: NULL, 0), at most max entries. */
-static int get_array(const cJSON *obj, const char *key, int max, const cJSON **out,
-		     struct cni_err *err)
+static int get_array(const cJSON *obj, const char *key, const char *where, int max,
+		     const cJSON **out, struct cni_err *err)
 {
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
 
@@ -94,11 +94,11 @@ static int get_array(const cJSON *obj, const char *key, int max, const cJSON **o
 	if (!item || cJSON_IsNull(item))
 		return 0;
 	if (!cJSON_IsArray(item)) {
-		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s is not an array", key);
+		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s%s is not an array", where, key);
 		return -EINVAL;
 	}
 	if (cJSON_GetArraySize(item) > max) {
-		cni_err_set(err, CNI_ERR_DECODE, "invalid result: too many %s (max %d)", key, max);
+		cni_err_set(err, CNI_ERR_DECODE, "invalid result: too many %s%s (max %d)", where, key, max);
 		return -EINVAL;
 	}
 	*out = item;
@@ -166,7 +166,7 @@ static int parse_strings(const cJSON *dns, const char *key, char list[][RESULT_S
 	const cJSON *arr, *item;
 	char where[WHERE_MAX];
 
-	if (get_array(dns, key, RESULT_MAX_DNS, &arr, err))
+	if (get_array(dns, key, "dns.", RESULT_MAX_DNS, &arr, err))
 		return -EINVAL;
 	cJSON_ArrayForEach(item, arr) {
 		if (!cJSON_IsString(item) || strlen(item->valuestring) >= RESULT_STR_MAX) {
@@ -200,9 +200,9 @@ int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err)
 
 	memset(out, 0, sizeof(*out));
 	if (check_object(json, "result", err) ||
-	    get_array(json, "interfaces", RESULT_MAX_IFACES, &ifaces, err) ||
-	    get_array(json, "ips", RESULT_MAX_IPS, &ips, err) ||
-	    get_array(json, "routes", RESULT_MAX_ROUTES, &routes, err))
+	    get_array(json, "interfaces", "", RESULT_MAX_IFACES, &ifaces, err) ||
+	    get_array(json, "ips", "", RESULT_MAX_IPS, &ips, err) ||
+	    get_array(json, "routes", "", RESULT_MAX_ROUTES, &routes, err))
 		goto fail;
 	cJSON_ArrayForEach(item, ifaces) {
 		snprintf(where, sizeof(where), "interfaces[%d].", out->n_ifaces);
@@ -264,7 +264,8 @@ static bool add_iface(cJSON *arr, const struct cni_iface *i, enum cni_version v)
 {
 	cJSON *obj = add_object(arr);
 
-	if (!obj || !add_str(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
+	/* name is the one required key, so it is printed even when empty */
+	if (!obj || !cJSON_AddStringToObject(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
 		return false;
 	if (v >= CNI_V110 && i->mtu && !cJSON_AddNumberToObject(obj, "mtu", i->mtu))
 		return false;
@@ -328,28 +329,32 @@ static bool add_dns(cJSON *root, const struct cni_dns *d)
 	       add_strings(obj, "options", d->options, d->n_options);
 }
 
+/* The array under key, only when there is something to put in it. */
+static bool add_list(cJSON *root, const char *key, int n, cJSON **arr)
+{
+	*arr = NULL;
+	return !n || (*arr = cJSON_AddArrayToObject(root, key));
+}
+
 cJSON *result_to_json(const struct cni_result *r, enum cni_version v)
 {
 	cJSON *root = cJSON_CreateObject();
-	cJSON *arr;
+	cJSON *ifaces, *ips, *routes;
 	int i;
 
-	if (!root || !cJSON_AddStringToObject(root, "cniVersion", version_str(v)))
-		goto fail;
-	if (r->n_ifaces && !(arr = cJSON_AddArrayToObject(root, "interfaces")))
+	if (!root || !cJSON_AddStringToObject(root, "cniVersion", version_str(v)) ||
+	    !add_list(root, "interfaces", r->n_ifaces, &ifaces) ||
+	    !add_list(root, "ips", r->n_ips, &ips) ||
+	    !add_list(root, "routes", r->n_routes, &routes))
 		goto fail;
 	for (i = 0; i < r->n_ifaces; i++)
-		if (!add_iface(arr, &r->ifaces[i], v))
+		if (!add_iface(ifaces, &r->ifaces[i], v))
 			goto fail;
-	if (r->n_ips && !(arr = cJSON_AddArrayToObject(root, "ips")))
-		goto fail;
 	for (i = 0; i < r->n_ips; i++)
-		if (!add_ip(arr, &r->ips[i], v))
+		if (!add_ip(ips, &r->ips[i], v))
 			goto fail;
-	if (r->n_routes && !(arr = cJSON_AddArrayToObject(root, "routes")))
-		goto fail;
 	for (i = 0; i < r->n_routes; i++)
-		if (!add_route(arr, &r->routes[i]))
+		if (!add_route(routes, &r->routes[i]))
 			goto fail;
 	if (!add_dns(root, &r->dns))
 		goto fail;

@@ -207,13 +207,16 @@ int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err)
 		return ret;
 	}
 	if (stat(dev, &st) < 0) {
-		cni_err_set(err, CNI_ERR_DEVICE, "no PCI device %s under %s/bus/pci/devices",
-			    bdf, sysfs_root());
+		cni_err_set(err, CNI_ERR_DEVICE, "no PCI device %s under %s/bus/pci/devices: the "
+			    "VF does not exist; check its PF's sriov_numvfs (VF creation fails "
+			    "when numVfs is above sriov_totalvfs) and the device plugin's "
+			    "resource list", bdf, sysfs_root());
 		return -ENODEV;
 	}
 	ret = link_base(physfn, out->pf_bdf, sizeof(out->pf_bdf));
 	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_DEVICE, "PCI device %s is not an SR-IOV VF (no physfn)", bdf);
+		cni_err_set(err, CNI_ERR_DEVICE, "PCI device %s is not an SR-IOV VF (no physfn): "
+			    "deviceID must name a VF, not a PF", bdf);
 		return -ENODEV;
 	}
 	if (vf_index(physfn, bdf, &out->vf_index) < 0) {

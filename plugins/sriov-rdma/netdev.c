@@ -7,6 +7,22 @@
 #include "log.h"
 #include "steps.h"
 
+/* One move request; the message names the VF and where it was going, the
+ * kernel's extack text stays in the details. */
+static int move_link(struct link_sock *s, int ifindex, int netns_fd, const char *name,
+		     const char *alias, const char *what, struct cni_err *err)
+{
+	struct cni_err kernel = { 0 };
+	int ret = link_move(s, ifindex, netns_fd, name, alias, &kernel);
+
+	if (ret < 0) {
+		cni_err_set(err, ret == -EEXIST ? CNI_ERR_ENV : CNI_ERR_NETLINK, "%s: %s", what,
+			    strerror(-ret));
+		cni_err_details(err, "%s", kernel.details);
+	}
+	return ret;
+}
+
 /* Whether the alias says this attachment put the link where it is. */
 static bool ours(const struct attach *a, const char *alias, char host_ifname[IFNAMSIZ])
 {
@@ -63,23 +79,23 @@ int netdev_find_pod(struct attach *a, int *link_ifindex)
 
 int netdev_to_pod(struct attach *a, struct cni_err *err)
 {
-	char alias[LINK_ALIAS_MAX];
+	char alias[LINK_ALIAS_MAX], what[PATH_MAX + 128];
 	struct link_info link;
 	int ret;
 
 	if (a->chained)
 		return 0;
+	snprintf(what, sizeof(what), "failed to move VF %s (%s) into netns %s as %s", a->vf.bdf,
+		 a->vf.ifname, a->netns, a->ifname);
 	ret = link_get_by_name(a->host_nl, a->vf.ifname, &link);
 	if (ret == 0)
 		ret = attach_alias(a, alias);
 	if (ret == 0)
-		ret = link_move(a->host_nl, link.ifindex, a->pod_ns, a->ifname, alias, err);
+		ret = move_link(a->host_nl, link.ifindex, a->pod_ns, a->ifname, alias, what, err);
 	if (ret == 0)
 		ret = link_get_by_name(a->pod_nl, a->ifname, &link);
 	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
-		cni_err_wrap(err, "failed to move VF %s (%s) into netns %s as %s", a->vf.bdf,
-			     a->vf.ifname, a->netns, a->ifname);
+		cni_err_set(err, CNI_ERR_NETLINK, "%s: %s", what, strerror(-ret));
 		return ret;
 	}
 	a->pod_ifindex = link.ifindex;
@@ -105,8 +121,12 @@ static int restore_host_link(struct attach *a, struct cni_err *err)
  * netns; the request is sent in the pod, where the ifindex is valid. */
 static int move_back(struct attach *a, struct cni_err *err)
 {
-	return link_move(a->pod_nl, a->pod_ifindex, a->host_ns, a->host_ifname, a->host_alias,
-			 err);
+	char what[PATH_MAX + 128];
+
+	snprintf(what, sizeof(what), "failed to return VF %s from netns %s to the host as %s",
+		 a->vf.bdf, a->netns, a->host_ifname);
+	return move_link(a->pod_nl, a->pod_ifindex, a->host_ns, a->host_ifname, a->host_alias,
+			 what, err);
 }
 
 /* A VF the kernel returned from a dead pod keeps its pod name and our alias. */

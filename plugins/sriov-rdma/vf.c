@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The VF: found through sysfs, judged usable, its admin settings set on the PF. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "steps.h"
@@ -42,6 +43,32 @@ int vf_resolve(struct attach *a, struct cni_err *err)
 	if (ret == 0)
 		ret = check_driver(&a->vf, err);
 	return ret;
+}
+
+/* The config keys behind each VF field, for messages. */
+static const struct {
+	unsigned int field;
+	const char *keys;
+} field_keys[] = {
+	{ VF_MAC, "mac" },
+	{ VF_VLAN, "vlan/vlanQoS/vlanProto" },
+	{ VF_SPOOFCHK, "spoofchk" },
+	{ VF_TRUST, "trust" },
+	{ VF_LINK_STATE, "link_state" },
+	{ VF_RATE, "min_tx_rate/max_tx_rate" },
+};
+
+static const char *field_names(unsigned int mask, char out[128])
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (size_t i = 0; i < sizeof(field_keys) / sizeof(field_keys[0]); i++) {
+		if (mask & field_keys[i].field)
+			len += (size_t)snprintf(out + len, 128 - len, "%s%s", len ? ", " : "",
+						field_keys[i].keys);
+	}
+	return out;
 }
 
 /* Fields whose original value the PF did not report cannot be restored. */
@@ -88,6 +115,7 @@ static int find_pf(struct attach *a, struct cni_err *err)
 int vf_apply(struct attach *a, struct cni_err *err)
 {
 	unsigned int mask = a->conf.vf_mask;
+	char names[128];
 	int ret;
 
 	if (!mask || a->chained || (mask == VF_MAC && !has_pf(a)))
@@ -100,8 +128,8 @@ int vf_apply(struct attach *a, struct cni_err *err)
 		return 0;
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_NETLINK, "PF %s reports no settings for VF %d (%s): "
-			    "cannot apply vlan, spoofchk, trust, link_state or rates",
-			    a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf);
+			    "cannot set %s", a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf,
+			    field_names(mask & ~VF_MAC, names));
 		return ret;
 	}
 	ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf, mask, err);

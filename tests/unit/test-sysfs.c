@@ -127,10 +127,12 @@ static const struct tree_case cases[] = {
 	  { "0000:3b:00.2", "0000:3b:00.0", "ens8f0", 2, "mlx5_core", "ens8f0v2", { "" }, 0 } },
 	{ "not a VF", "0000:3b:00.0", false,
 	  { SRIOV, MLX5 },
-	  -ENODEV, CNI_ERR_DEVICE, "PCI device 0000:3b:00.0 is not an SR-IOV VF (no physfn)", { .bdf = "" } },
+	  -ENODEV, CNI_ERR_DEVICE, "PCI device 0000:3b:00.0 is not an SR-IOV VF (no physfn): deviceID must name a VF, not a PF", { .bdf = "" } },
 	{ "missing device", "0000:3b:00.9", false,
 	  { SRIOV },
-	  -ENODEV, CNI_ERR_DEVICE, "no PCI device 0000:3b:00.9 under %s/bus/pci/devices", { .bdf = "" } },
+	  -ENODEV, CNI_ERR_DEVICE, "no PCI device 0000:3b:00.9 under %s/bus/pci/devices: the VF does not exist; "
+	  "check its PF's sriov_numvfs (VF creation fails when numVfs is above sriov_totalvfs) "
+	  "and the device plugin's resource list", { .bdf = "" } },
 	{ "VF not listed by PF", "0000:3b:00.2", false,
 	  { PF "/virtfn0 -> ../0000:3b:00.1", PF "/virtfn20 -> ../0000:3b:00.3",
 	    VF "/physfn -> ../0000:3b:00.0" },

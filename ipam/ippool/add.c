@@ -1,0 +1,90 @@
+// SPDX-License-Identifier: Apache-2.0
+/* ADD: the attachment's addresses (the same ones on a repeat), printed as a CNI result. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cniargs.h"
+#include "log.h"
+#include "result.h"
+#include "setup.h"
+#include "verbs.h"
+
+/* runtimeConfig.ips and CNI_ARGS IP= (comma-separated). */
+static int want_addresses(struct ippool *p, const struct cni_args *args, struct cni_err *err)
+{
+	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(p->root, "runtimeConfig");
+	const cJSON *ips = cJSON_GetObjectItemCaseSensitive(rc, "ips"), *e;
+	char list[CNIARGS_VAL_MAX], *tok, *save = NULL;
+
+	cJSON_ArrayForEach(e, ips) {
+		if (!cJSON_IsString(e)) {
+			cni_err_set(err, CNI_ERR_DECODE, "runtimeConfig.ips must hold strings");
+			return -EINVAL;
+		}
+		if (conf_want(p->conf, e->valuestring, err))
+			return -EINVAL;
+	}
+	strcpy(list, args->ip);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (conf_want(p->conf, tok, err))
+			return -EINVAL;
+	return 0;
+}
+
+static void fill_owner(const struct plugin_ctx *ctx, const struct cni_args *args, struct pool_owner *o)
+{
+	memset(o, 0, sizeof(*o));
+	snprintf(o->key.containerid, sizeof(o->key.containerid), "%s", ctx->env.containerid);
+	snprintf(o->key.ifname, sizeof(o->key.ifname), "%s", ctx->env.ifname);
+	snprintf(o->pod_namespace, sizeof(o->pod_namespace), "%s", args->pod_namespace);
+	snprintf(o->pod_name, sizeof(o->pod_name), "%s", args->pod_name);
+	snprintf(o->pod_uid, sizeof(o->pod_uid), "%s", args->pod_uid);
+	o->created = (int64_t)time(NULL);
+}
+
+int cmd_add(struct plugin_ctx *ctx)
+{
+	struct ippool p;
+	struct cni_args args;
+	struct pool_owner owner;
+	struct pool_lease lease;
+	struct cni_result *res = NULL;
+	int ret = setup_open(ctx, &p);
+
+	if (ret)
+		return ret;
+	ret = cniargs_parse(ctx->env.args, &args, &ctx->err);
+	if (!ret)
+		ret = want_addresses(&p, &args, &ctx->err);
+	if (ret)
+		goto out;
+	fill_owner(ctx, &args, &owner);
+	ret = p.store->ops->reserve(p.store, &owner, p.conf->ranges, p.conf->n_ranges, &lease, &ctx->err);
+	if (ret)
+		goto out;
+	res = malloc(sizeof(*res));
+	if (!res) {
+		ret = -ENOMEM;
+		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory");
+		goto out;
+	}
+	for (int i = 0; i < lease.n_addrs; i++) {
+		char text[64];
+
+		pool_addr_format(lease.addrs[i].family, lease.addrs[i].addr, text, sizeof(text));
+		log_info("ADD %s %s: %s in %s", owner.key.containerid, owner.key.ifname, text,
+			 lease.addrs[i].pool);
+	}
+	conf_result(p.conf, &lease, res);
+	ctx->out = result_to_json(res, p.nc.version);
+	if (!ctx->out) {
+		ret = -ENOMEM;
+		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory printing the result");
+	}
+out:
+	free(res);
+	setup_close(&p);
+	return ret;
+}

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* The ipam block (and the configuration file under it) read into a plain struct; pure. */
+#pragma once
+
+#include <limits.h>
+#include <stdbool.h>
+#include <cjson/cJSON.h>
+#include "err.h"
+#include "range.h"
+#include "result.h"
+#include "store.h"
+
+#define CONF_DEFAULT_DATA_DIR "/var/lib/cni/ippool"
+#define CONF_DEFAULT_FILE "/etc/cni/net.d/ippool.d/ippool.conf"
+/* network_name when none is set: every such config shares one address space,
+ * as whereabouts does; "_" can never be a user's network_name. */
+#define CONF_DEFAULT_NETWORK "_"
+
+struct pool_conf {
+	char network[POOL_NAME_MAX];
+	bool shared;
+	char data_dir[PATH_MAX];
+	char store[64];
+	cJSON *store_obj;		/* owned copy of an object-form "store", or NULL */
+	long hold_seconds;
+	char log_file[PATH_MAX];
+	char log_level[16];
+	struct pool_range ranges[POOL_MAX_RANGES];
+	struct pool_span skip[POOL_MAX_RANGES][RANGE_MAX_SKIP];
+	int n_ranges;
+	struct ipaddr gateway[POOL_MAX_RANGES];	/* family 0 = none */
+	struct cni_route routes[RESULT_MAX_ROUTES];
+	int n_routes;
+	struct cni_dns dns;
+};
+
+/* configuration_path of the ipam block, or the default; *explicit says
+ * whether the block named it (a missing explicit file is an error). */
+const char *conf_file_path(const cJSON *ipam, bool *explicit);
+
+/* Reads the ipam block; keys it lacks are taken from file (may be NULL).
+ * Missing range: CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE; both name the
+ * key and the value. *out is filled in place (it is large: allocate it). */
+int conf_parse(const cJSON *ipam, const cJSON *file, struct pool_conf *out, struct cni_err *err);
+void conf_release(struct pool_conf *c);
+
+/* Asks for a specific address ("a.b.c.d", "2001:db8::5", with or without
+ * "/nn"): sets want on the range that holds it. Not in any range, excluded,
+ * or a second request for one range: CNI_ERR_ADDR_TAKEN naming the address. */
+int conf_want(struct pool_conf *c, const char *text, struct cni_err *err);
+
+/* The CNI result for a lease made from this config: ips[i] with the range's
+ * prefix length and gateway, the routes and the dns. */
+void conf_result(const struct pool_conf *c, const struct pool_lease *lease, struct cni_result *out);
+
+/* design.md's name rule: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
+bool conf_valid_name(const char *s);

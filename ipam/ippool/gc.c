@@ -1,0 +1,18 @@
+// SPDX-License-Identifier: Apache-2.0
+/* GC (CNI 1.1): releases this network's reservations of attachments not in cni.dev/valid-attachments. */
+#include "setup.h"
+#include "verbs.h"
+
+int cmd_gc(struct plugin_ctx *ctx)
+{
+	struct ippool p;
+	int ret = setup_open(ctx, &p);
+
+	if (ret)
+		return ret;
+	/* Without the list there is no telling what is stale: release nothing. */
+	if (p.nc.has_valid)
+		ret = p.store->ops->gc(p.store, p.conf->network, p.nc.valid, p.nc.n_valid, &ctx->err);
+	setup_close(&p);
+	return ret;
+}

@@ -1,0 +1,163 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Sorted address arrays in mmap'd files: lookups touch O(log n) pages, inserts move the tail. */
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "lindex.h"
+
+#define MAGIC "ippoolx1"
+#define HDR 16			/* magic + count; keeps entries 16-byte aligned */
+#define MIN_CAP 256
+
+static int map(struct lidx *x, size_t len)
+{
+	void *m = mmap(NULL, len, PROT_READ | PROT_WRITE, MAP_SHARED, x->fd, 0);
+
+	if (m == MAP_FAILED)
+		return -errno;
+	x->map = m;
+	x->map_len = len;
+	x->count = (uint64_t *)((char *)m + 8);
+	x->a = (pool_u128 *)((char *)m + HDR);
+	x->cap = (len - HDR) / sizeof(pool_u128);
+	return 0;
+}
+
+static int init_file(int fd)
+{
+	char hdr[HDR] = MAGIC;
+
+	if (ftruncate(fd, HDR + MIN_CAP * sizeof(pool_u128)) < 0)
+		return -errno;
+	return pwrite(fd, hdr, HDR, 0) == HDR ? 0 : -EIO;
+}
+
+int lidx_open(int dirfd, const char *name, struct lidx *x)
+{
+	struct stat st;
+	int ret;
+
+	memset(x, 0, sizeof(*x));
+	x->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (x->fd < 0)
+		return -errno;
+	ret = -errno;
+	if (fstat(x->fd, &st) < 0)
+		goto fail;
+	if (st.st_size == 0) {
+		ret = init_file(x->fd);
+		if (ret)
+			goto fail;
+		st.st_size = HDR + MIN_CAP * sizeof(pool_u128);
+	}
+	ret = -EBADMSG;
+	if (st.st_size < HDR || (st.st_size - HDR) % sizeof(pool_u128))
+		goto fail;
+	ret = map(x, (size_t)st.st_size);
+	if (ret)
+		goto fail;
+	ret = -EBADMSG;
+	if (memcmp(x->map, MAGIC, 8) || *x->count > x->cap)
+		goto fail;
+	return 0;
+fail:
+	lidx_close(x);
+	return ret;
+}
+
+void lidx_close(struct lidx *x)
+{
+	if (x->map)
+		munmap(x->map, x->map_len);
+	if (x->fd >= 0)
+		close(x->fd);
+	memset(x, 0, sizeof(*x));
+	x->fd = -1;
+}
+
+static size_t lower_bound(const struct lidx *x, pool_u128 v)
+{
+	size_t lo = 0, hi = lidx_len(x);
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (x->a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+bool lidx_has(const struct lidx *x, pool_u128 v)
+{
+	size_t i = lower_bound(x, v);
+
+	return i < lidx_len(x) && x->a[i] == v;
+}
+
+static int grow(struct lidx *x)
+{
+	size_t cap = x->cap < MIN_CAP ? MIN_CAP : 2 * x->cap;
+	size_t len = HDR + cap * sizeof(pool_u128);
+
+	if (ftruncate(x->fd, (off_t)len) < 0)
+		return -errno;
+	munmap(x->map, x->map_len);
+	x->map = NULL;
+	return map(x, len);
+}
+
+int lidx_insert(struct lidx *x, pool_u128 v)
+{
+	size_t i = lower_bound(x, v), n = lidx_len(x);
+	int ret;
+
+	if (i < n && x->a[i] == v)
+		return -EEXIST;
+	if (n == x->cap) {
+		ret = grow(x);
+		if (ret)
+			return ret;
+	}
+	memmove(&x->a[i + 1], &x->a[i], (n - i) * sizeof(pool_u128));
+	x->a[i] = v;
+	*x->count = n + 1;
+	return 0;
+}
+
+int lidx_remove(struct lidx *x, pool_u128 v)
+{
+	size_t i = lower_bound(x, v), n = lidx_len(x);
+
+	if (i == n || x->a[i] != v)
+		return -ENOENT;
+	memmove(&x->a[i], &x->a[i + 1], (n - i - 1) * sizeof(pool_u128));
+	*x->count = n - 1;
+	return 0;
+}
+
+int lidx_write(int dirfd, const char *name, const pool_u128 *a, size_t n)
+{
+	struct lidx x;
+	int ret;
+
+	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
+		return -errno;
+	ret = lidx_open(dirfd, name, &x);
+	if (ret)
+		return ret;
+	while (x.cap < n && !ret)
+		ret = grow(&x);
+	if (!ret) {
+		memcpy(x.a, a, n * sizeof(pool_u128));
+		*x.count = n;
+	}
+	lidx_close(&x);
+	return ret;
+}

@@ -1,0 +1,128 @@
+// SPDX-License-Identifier: Apache-2.0
+/* `ippool list [--data-dir DIR]`: each pool with its free count and its reservations. */
+#include <errno.h>
+#include <getopt.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "conf.h"
+#include "setup.h"
+#include "verbs.h"
+
+struct pools {
+	struct pool_info *v;
+	size_t n, cap;
+};
+
+/* One pass over the leases for one pool: count, or print. */
+struct pass {
+	const struct pool_info *pi;
+	pool_u128 used;
+	bool print;
+};
+
+static int add_pool(const struct pool_info *pi, void *arg)
+{
+	struct pools *p = arg;
+	void *q;
+
+	if (p->n == p->cap) {
+		p->cap = p->cap ? 2 * p->cap : 16;
+		q = realloc(p->v, p->cap * sizeof(*p->v));
+		if (!q)
+			return -ENOMEM;
+		p->v = q;
+	}
+	p->v[p->n++] = *pi;
+	return 0;
+}
+
+static void print_addr(const struct pool_lease *l, const struct pool_addr *a)
+{
+	char text[64], when[32];
+	time_t t = (time_t)l->owner.created;
+	struct tm tm;
+
+	pool_addr_format(a->family, a->addr, text, sizeof(text));
+	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
+	printf("  %-39s %s %s %s/%s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
+	       l->owner.pod_namespace[0] ? l->owner.pod_namespace : "-",
+	       l->owner.pod_name[0] ? l->owner.pod_name : "-",
+	       l->owner.pod_uid[0] ? l->owner.pod_uid : "-", when);
+}
+
+static int visit(const struct pool_lease *l, void *arg)
+{
+	struct pass *p = arg;
+
+	for (int i = 0; i < l->n_addrs; i++) {
+		const struct pool_addr *a = &l->addrs[i];
+
+		if (strcmp(a->network, p->pi->network) || strcmp(a->pool, p->pi->pool))
+			continue;
+		p->used++;
+		if (p->print)
+			print_addr(l, a);
+	}
+	return 0;
+}
+
+static int print_pool(struct pool_store *s, const struct pool_info *pi, struct cni_err *err)
+{
+	char first[64], last[64], usable[48], used[48], freec[48];
+	struct pass p = { .pi = pi };
+	int ret = s->ops->list(s, NULL, visit, &p, err);
+
+	if (ret)
+		return ret;
+	pool_addr_format(pi->family, pi->span.first, first, sizeof(first));
+	pool_addr_format(pi->family, pi->span.last, last, sizeof(last));
+	range_u128_format(pi->usable, usable, sizeof(usable));
+	range_u128_format(p.used, used, sizeof(used));
+	range_u128_format(pi->usable > p.used ? pi->usable - p.used : 0, freec, sizeof(freec));
+	printf("network %s pool %s (%s..%s): %s reserved, %s free of %s\n",
+	       strcmp(pi->network, CONF_DEFAULT_NETWORK) ? pi->network : "(default)", pi->pool,
+	       first, last, used, freec, usable);
+	p.print = true;
+	return s->ops->list(s, NULL, visit, &p, err);
+}
+
+int tool_list(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "data-dir", required_argument, NULL, 'd' },
+		{ 0 },
+	};
+	struct pool_conf *c = calloc(1, sizeof(*c));
+	struct pool_store *s = NULL;
+	struct pools pools = { 0 };
+	struct cni_err err = { 0 };
+	int opt, ret = 2;
+
+	if (!c)
+		return 1;
+	strcpy(c->data_dir, CONF_DEFAULT_DATA_DIR);
+	while ((opt = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
+		if (opt != 'd' || strlen(optarg) >= sizeof(c->data_dir)) {
+			fprintf(stderr, "usage: ippool list [--data-dir DIR]\n");
+			goto out;
+		}
+		strcpy(c->data_dir, optarg);
+	}
+	ret = 1;
+	if (setup_store(c, false, &s, &err) || s->ops->list(s, add_pool, NULL, &pools, &err))
+		goto fail;
+	for (size_t i = 0; i < pools.n; i++)
+		if (print_pool(s, &pools.v[i], &err))
+			goto fail;
+	ret = 0;
+	goto out;
+fail:
+	fprintf(stderr, "ippool list: %s\n", err.code ? err.msg : "out of memory");
+out:
+	pool_store_close(s);
+	free(pools.v);
+	free(c);
+	return ret;
+}

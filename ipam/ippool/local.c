@@ -1,0 +1,1174 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The local store: one lease file per attachment is the truth, mmap'd per-scope indexes are its cache. */
+#include <ctype.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "lindex.h"
+#include "log.h"
+#include "range.h"
+#include "store.h"
+
+/*
+ * Layout under dataDir (directories 0700, files 0600):
+ *   state                       flock held by every op that touches index/;
+ *                               "<boot id> clean" while index/ matches leases/
+ *                               and holds/ exactly, "... dirty" during a change
+ *   leases/<containerID>:<ifname>  one text file per attachment: who, when,
+ *                               and each address with its network and pool
+ *   holds/<scope>@<hex address> an address released less than
+ *                               release_hold_seconds ago: scope, address, until
+ *   pools/<network>:<pool>      the last configuration seen of each pool (list)
+ *   index/<scope>.idx           sorted u128 array of every address held in a
+ *                               uniqueness scope (leases + holds); a cache
+ * A scope is "<network>:v4", "<network>:v6" (shared) or "<network>:<pool>".
+ * Mutations run under the lock: mark the state dirty, change files (a lease
+ * file appears or disappears by rename/unlink: the commit point), update the
+ * indexes, mark it clean. A process killed in between leaves it dirty, and
+ * the next op rebuilds index/ from leases/ and holds/; so
+ * does the first op after a reboot (the boot id differs), which covers
+ * index pages lost to a power cut. ":" and "@" never occur in network
+ * names, containerIDs or ifnames, so names cannot collide.
+ */
+
+#define LEASE_MAGIC "ippool-lease 1"
+#define SCOPE_MAX (POOL_NAME_MAX + POOL_ID_MAX + 8)
+#define MAX_SCOPES 16
+#define FILE_MAX 8192
+
+struct scope {
+	char name[SCOPE_MAX];
+	struct lidx x;
+};
+
+struct local {
+	struct pool_store base;
+	char root[PATH_MAX];
+	int dir[4];		/* enum subdir */
+	int lockfd;		/* dataDir/state */
+	char boot_id[64];
+	long hold_seconds;
+	bool nosync;
+	struct scope scopes[MAX_SCOPES];
+	int n_scopes;
+};
+
+enum subdir { LEASES, HOLDS, POOLS, INDEX };
+static const char *const subdirs[] = { "leases", "holds", "pools", "index" };
+
+/* A lease as stored: the public lease plus what names each address's scope. */
+struct slease {
+	struct pool_lease l;
+	bool shared[POOL_MAX_RANGES];
+};
+
+static struct local *to_local(struct pool_store *s)
+{
+	return (struct local *)s;
+}
+
+static int fail(struct cni_err *err, struct local *l, const char *what, const char *name, int ret)
+{
+	cni_err_set(err, CNI_ERR_STORE, "local store %s: %s %s: %s", l->root, what, name, strerror(-ret));
+	return ret;
+}
+
+static void scope_name(const char *network, const char *pool, int family, bool shared,
+		       char *buf, size_t size)
+{
+	char *p;
+
+	if (shared)
+		snprintf(buf, size, "%s:v%d", network, family == AF_INET ? 4 : 6);
+	else
+		snprintf(buf, size, "%s:%s", network, pool);
+	for (p = buf; *p; p++)
+		if (*p == '/')
+			*p = '_';
+}
+
+static void close_scopes(struct local *l)
+{
+	for (int i = 0; i < l->n_scopes; i++)
+		lidx_close(&l->scopes[i].x);
+	l->n_scopes = 0;
+}
+
+static int read_file(int dirfd, const char *name, char *buf, size_t size)
+{
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	ssize_t n;
+
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	close(fd);
+	if (n < 0)
+		return -errno;
+	if ((size_t)n == size - 1)
+		return -EFBIG;
+	buf[n] = '\0';
+	return 0;
+}
+
+/* Temp file, write, fsync, rename, fsync the directory. */
+static int write_atomic(int dirfd, const char *name, const char *data, size_t len, bool sync)
+{
+	char tmp[NAME_MAX + 1];
+	int fd, ret = 0;
+
+	if (snprintf(tmp, sizeof(tmp), ".tmp.%s", name) >= (int)sizeof(tmp))
+		return -ENAMETOOLONG;
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	if (write(fd, data, len) != (ssize_t)len || (sync && fsync(fd) < 0))
+		ret = errno ? -errno : -EIO;
+	if (close(fd) < 0 && !ret)
+		ret = -errno;
+	if (!ret && renameat(dirfd, tmp, dirfd, name) < 0)
+		ret = -errno;
+	if (ret)
+		unlinkat(dirfd, tmp, 0);
+	else if (sync && fsync(dirfd) < 0)
+		ret = -errno;
+	return ret;
+}
+
+static void read_boot_id(char buf[64])
+{
+	int fd = open("/proc/sys/kernel/random/boot_id", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd < 0 ? -1 : read(fd, buf, 63);
+
+	buf[n > 0 ? n : 0] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	if (fd >= 0)
+		close(fd);
+}
+
+/* The state file's one line: "<boot id> clean" or "<boot id> dirty",
+ * rewritten in place (no new inode per op: ext4 inode allocation is the
+ * costliest part of a file create). */
+static int write_state(struct local *l, const char *word, struct cni_err *err)
+{
+	char line[128];
+	int len = snprintf(line, sizeof(line), "%s %s\n", l->boot_id, word);
+
+	if (pwrite(l->lockfd, line, (size_t)len, 0) != len || ftruncate(l->lockfd, len) < 0)
+		return fail(err, l, "cannot write", "state", errno ? -errno : -EIO);
+	return 0;
+}
+
+static bool index_clean(struct local *l)
+{
+	char want[128], have[128];
+	ssize_t n = pread(l->lockfd, have, sizeof(have) - 1, 0);
+
+	snprintf(want, sizeof(want), "%s clean\n", l->boot_id);
+	have[n > 0 ? n : 0] = '\0';
+	return !strcmp(want, have);
+}
+
+static int mark_dirty(struct local *l, struct cni_err *err)
+{
+	return write_state(l, "dirty", err);
+}
+
+static int mark_clean(struct local *l, struct cni_err *err)
+{
+	return write_state(l, "clean", err);
+}
+
+/* Control characters would break the line format. */
+static void clean_value(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	for (i = 0; in[i] && i + 1 < size; i++)
+		out[i] = (unsigned char)in[i] < 0x20 ? '?' : in[i];
+	out[i] = '\0';
+}
+
+static int lease_format(const struct slease *s, char *buf, size_t size)
+{
+	const struct pool_owner *o = &s->l.owner;
+	char ns[POOL_STR_MAX], name[POOL_STR_MAX], uid[POOL_STR_MAX], a[64];
+	size_t n;
+
+	clean_value(o->pod_namespace, ns, sizeof(ns));
+	clean_value(o->pod_name, name, sizeof(name));
+	clean_value(o->pod_uid, uid, sizeof(uid));
+	n = (size_t)snprintf(buf, size, LEASE_MAGIC "\ncontainerid %s\nifname %s\npod_namespace %s\n"
+			     "pod_name %s\npod_uid %s\ncreated %" PRId64 "\n", o->key.containerid,
+			     o->key.ifname, ns, name, uid, o->created);
+	for (int i = 0; i < s->l.n_addrs && n < size; i++) {
+		const struct pool_addr *p = &s->l.addrs[i];
+
+		pool_addr_format(p->family, p->addr, a, sizeof(a));
+		n += (size_t)snprintf(buf + n, size - n, "addr %s %s %d %d %s\n", p->network, p->pool,
+				      p->prefix_len, s->shared[i], a);
+	}
+	return n < size ? (int)n : -ENOSPC;
+}
+
+static int parse_addr_line(char *v, struct slease *s)
+{
+	struct pool_addr *p = &s->l.addrs[s->l.n_addrs];
+	char net[POOL_NAME_MAX], pool[POOL_ID_MAX], a[64];
+	int shared;
+
+	if (s->l.n_addrs == POOL_MAX_RANGES ||
+	    sscanf(v, "%255s %127s %d %d %63s", net, pool, &p->prefix_len, &shared, a) != 5 ||
+	    range_addr_parse(a, &p->family, &p->addr))
+		return -EBADMSG;
+	strcpy(p->network, net);
+	strcpy(p->pool, pool);
+	s->shared[s->l.n_addrs++] = shared;
+	return 0;
+}
+
+static int lease_parse(char *buf, struct slease *s)
+{
+	struct pool_owner *o = &s->l.owner;
+	char *line, *save = NULL, *v;
+
+	memset(s, 0, sizeof(*s));
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, LEASE_MAGIC))
+		return -EBADMSG;
+	while ((line = strtok_r(NULL, "\n", &save))) {
+		v = strchr(line, ' ');
+		if (!v)
+			return -EBADMSG;
+		*v++ = '\0';
+		if (!strcmp(line, "containerid"))
+			snprintf(o->key.containerid, sizeof(o->key.containerid), "%s", v);
+		else if (!strcmp(line, "ifname"))
+			snprintf(o->key.ifname, sizeof(o->key.ifname), "%s", v);
+		else if (!strcmp(line, "pod_namespace"))
+			snprintf(o->pod_namespace, sizeof(o->pod_namespace), "%s", v);
+		else if (!strcmp(line, "pod_name"))
+			snprintf(o->pod_name, sizeof(o->pod_name), "%s", v);
+		else if (!strcmp(line, "pod_uid"))
+			snprintf(o->pod_uid, sizeof(o->pod_uid), "%s", v);
+		else if (!strcmp(line, "created"))
+			o->created = strtoll(v, NULL, 10);
+		else if (strcmp(line, "addr") || parse_addr_line(v, s))
+			return -EBADMSG;
+	}
+	return o->key.containerid[0] && o->key.ifname[0] ? 0 : -EBADMSG;
+}
+
+/* 0, -ENOENT (err untouched), or a store error. */
+static int lease_read(struct local *l, const char *name, struct slease *s, struct cni_err *err)
+{
+	char buf[FILE_MAX];
+	int ret = read_file(l->dir[LEASES], name, buf, sizeof(buf));
+
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = lease_parse(buf, s);
+	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
+}
+
+/* design.md: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
+static bool valid_id(const char *s)
+{
+	if (!isalnum((unsigned char)*s))
+		return false;
+	for (; *s; s++)
+		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
+			return false;
+	return true;
+}
+
+static int lease_name(const struct pool_key *k, char *buf, size_t size, struct cni_err *err)
+{
+	const char *p;
+
+	for (p = k->ifname; *p; p++)
+		if (*p == '/' || *p == ':' || *p == '@' || isspace((unsigned char)*p))
+			break;
+	if (!valid_id(k->containerid) || !k->ifname[0] || *p || !strcmp(k->ifname, ".") ||
+	    !strcmp(k->ifname, "..") || snprintf(buf, size, "%s:%s", k->containerid, k->ifname) >= (int)size) {
+		cni_err_set(err, CNI_ERR_ENV, "invalid attachment (%s, %s)", k->containerid, k->ifname);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+static int name_cmp(const void *a, const void *b)
+{
+	return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+static void free_names(char **names, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+}
+
+/* Lists dir's entries not starting with '.', sorted. With reap (lock held),
+ * temp files are removed: only a killed writer leaves one behind. */
+static int list_dir(int dirfd, bool reap, char ***out, size_t *n)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+	char **names = NULL, **grown;
+	size_t cap = 0;
+	struct dirent *e;
+	int ret = 0;
+
+	*out = NULL;
+	*n = 0;
+	if (!d) {
+		ret = -errno;
+		if (fd >= 0)
+			close(fd);
+		return ret;
+	}
+	while ((e = readdir(d))) {
+		if (reap && !strncmp(e->d_name, ".tmp.", 5))
+			unlinkat(dirfd, e->d_name, 0);
+		if (e->d_name[0] == '.')
+			continue;
+		if (*n == cap) {
+			cap = cap ? 2 * cap : 64;
+			grown = realloc(names, cap * sizeof(*names));
+			if (!grown) {
+				ret = -ENOMEM;
+				break;
+			}
+			names = grown;
+		}
+		names[*n] = strdup(e->d_name);
+		if (!names[*n]) {
+			ret = -ENOMEM;
+			break;
+		}
+		(*n)++;
+	}
+	closedir(d);
+	if (ret) {
+		while (*n)
+			free(names[--*n]);
+		free(names);
+		return ret;
+	}
+	qsort(names, *n, sizeof(*names), name_cmp);
+	*out = names;
+	return 0;
+}
+
+/* A hold file: "<scope> <address> <until>". */
+static int hold_parse(char *buf, char *scope, int *family, pool_u128 *addr, int64_t *until)
+{
+	char a[64];
+
+	if (sscanf(buf, "%383s %63s %" SCNd64, scope, a, until) != 3 || range_addr_parse(a, family, addr))
+		return -EBADMSG;
+	return 0;
+}
+
+/* Rebuild: every address of every lease and live hold, per scope. */
+struct entry {
+	pool_u128 addr;
+	size_t scope;
+};
+
+struct collect {
+	struct entry *e;
+	size_t n, cap;
+	char (*scopes)[SCOPE_MAX];
+	size_t n_scopes, cap_scopes;
+};
+
+static int entry_cmp(const void *a, const void *b)
+{
+	const struct entry *x = a, *y = b;
+
+	if (x->scope != y->scope)
+		return x->scope < y->scope ? -1 : 1;
+	return x->addr < y->addr ? -1 : x->addr > y->addr;
+}
+
+static int grow_array(void **p, size_t *cap, size_t elem)
+{
+	size_t ncap = *cap ? 2 * *cap : 64;
+	void *q = realloc(*p, ncap * elem);
+
+	if (!q)
+		return -ENOMEM;
+	*p = q;
+	*cap = ncap;
+	return 0;
+}
+
+static int collect_add(struct collect *c, const char *scope, pool_u128 addr)
+{
+	size_t i;
+
+	for (i = 0; i < c->n_scopes && strcmp(c->scopes[i], scope); i++)
+		;
+	if (i == c->n_scopes) {
+		if (c->n_scopes == c->cap_scopes &&
+		    grow_array((void **)&c->scopes, &c->cap_scopes, sizeof(*c->scopes)))
+			return -ENOMEM;
+		snprintf(c->scopes[c->n_scopes++], SCOPE_MAX, "%s", scope);
+	}
+	if (c->n == c->cap && grow_array((void **)&c->e, &c->cap, sizeof(*c->e)))
+		return -ENOMEM;
+	c->e[c->n].addr = addr;
+	c->e[c->n++].scope = i;
+	return 0;
+}
+
+static int collect_leases(struct local *l, struct collect *c, struct cni_err *err)
+{
+	char **names, scope[SCOPE_MAX];
+	struct slease s;
+	size_t n;
+	int ret = list_dir(l->dir[LEASES], true, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "leases", ret);
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = lease_read(l, names[i], &s, err);
+		if (ret == -ENOENT) {
+			ret = 0;
+			continue;
+		}
+		for (int j = 0; j < s.l.n_addrs && !ret; j++) {
+			const struct pool_addr *p = &s.l.addrs[j];
+
+			scope_name(p->network, p->pool, p->family, s.shared[j], scope, sizeof(scope));
+			ret = collect_add(c, scope, p->addr);
+		}
+	}
+	free_names(names, n);
+	if (ret == -ENOMEM)
+		cni_err_set(err, CNI_ERR_STORE, "out of memory");
+	return ret;
+}
+
+/* Live holds are collected, expired ones removed. */
+static int collect_holds(struct local *l, struct collect *c, int64_t now, struct cni_err *err)
+{
+	char **names, buf[FILE_MAX], scope[SCOPE_MAX];
+	int64_t until;
+	pool_u128 a;
+	size_t n;
+	int fam, ret = list_dir(l->dir[HOLDS], true, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "holds", ret);
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
+		if (!ret)
+			ret = hold_parse(buf, scope, &fam, &a, &until);
+		if (ret) {
+			fail(err, l, "cannot read hold", names[i], ret);
+		} else if (until <= now) {
+			unlinkat(l->dir[HOLDS], names[i], 0);
+		} else {
+			ret = collect_add(c, scope, a);
+			if (ret)
+				cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		}
+	}
+	free_names(names, n);
+	return ret;
+}
+
+static int write_indexes(struct local *l, struct collect *c, struct cni_err *err)
+{
+	char file[SCOPE_MAX + 8];
+	size_t i = 0, j, m;
+	pool_u128 *a = malloc((c->n ? c->n : 1) * sizeof(*a));
+	int ret = 0;
+
+	if (!a) {
+		cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		return -ENOMEM;
+	}
+	qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
+	while (i < c->n && !ret) {
+		for (j = i, m = 0; j < c->n && c->e[j].scope == c->e[i].scope; j++)
+			if (!m || a[m - 1] != c->e[j].addr)
+				a[m++] = c->e[j].addr;
+		snprintf(file, sizeof(file), "%s.idx", c->scopes[c->e[i].scope]);
+		ret = lidx_write(l->dir[INDEX], file, a, m);
+		if (ret)
+			fail(err, l, "cannot write index", file, ret);
+		i = j;
+	}
+	free(a);
+	return ret;
+}
+
+static int clear_indexes(struct local *l, struct cni_err *err)
+{
+	char **names;
+	size_t n;
+	int ret = list_dir(l->dir[INDEX], true, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "index", ret);
+	for (size_t i = 0; i < n && !ret; i++)
+		if (unlinkat(l->dir[INDEX], names[i], 0) < 0 && errno != ENOENT)
+			ret = fail(err, l, "cannot remove index", names[i], -errno);
+	free_names(names, n);
+	return ret;
+}
+
+/* Rewrites index/ from leases/ and holds/; clean says whether the op is
+ * over (begin) or still running (its own marker comes at its end). */
+static int rebuild(struct local *l, bool clean, struct cni_err *err)
+{
+	struct collect c = { 0 };
+	int ret;
+
+	close_scopes(l);
+	ret = clear_indexes(l, err);
+	if (!ret)
+		ret = collect_leases(l, &c, err);
+	if (!ret)
+		ret = collect_holds(l, &c, time(NULL), err);
+	if (!ret)
+		ret = write_indexes(l, &c, err);
+	if (!ret && clean)
+		ret = mark_clean(l, err);
+	if (!ret)
+		log_info("local store %s: index rebuilt from %zu held addresses", l->root, c.n);
+	free(c.e);
+	free(c.scopes);
+	return ret;
+}
+
+/* The index of a scope, opened once per op. An index file found malformed
+ * is rebuilt from the lease files on the spot (index/ stays dirty). */
+static int get_scope(struct local *l, const char *name, struct lidx **out, struct cni_err *err)
+{
+	struct scope *s;
+	char file[SCOPE_MAX + 8];
+	int ret;
+
+	for (int i = 0; i < l->n_scopes; i++) {
+		if (!strcmp(l->scopes[i].name, name)) {
+			*out = &l->scopes[i].x;
+			return 0;
+		}
+	}
+	if (l->n_scopes == MAX_SCOPES)
+		close_scopes(l);
+	snprintf(file, sizeof(file), "%s.idx", name);
+	s = &l->scopes[l->n_scopes];
+	ret = lidx_open(l->dir[INDEX], file, &s->x);
+	if (ret == -EBADMSG) {
+		ret = rebuild(l, false, err);
+		s = &l->scopes[l->n_scopes];
+		if (!ret)
+			ret = lidx_open(l->dir[INDEX], file, &s->x);
+	}
+	if (ret)
+		return fail(err, l, "cannot open index", file, ret);
+	snprintf(s->name, sizeof(s->name), "%s", name);
+	l->n_scopes++;
+	*out = &s->x;
+	return 0;
+}
+
+/* Takes the lock and makes index/ trustworthy. */
+static int begin(struct local *l, struct cni_err *err)
+{
+	int ret;
+
+	if (flock(l->lockfd, LOCK_EX) < 0)
+		return fail(err, l, "cannot lock", "state", -errno);
+	if (index_clean(l))
+		return 0;
+	ret = rebuild(l, true, err);
+	if (ret)
+		flock(l->lockfd, LOCK_UN);
+	return ret;
+}
+
+static void end(struct local *l)
+{
+	close_scopes(l);
+	flock(l->lockfd, LOCK_UN);
+}
+
+/* Expired holds leave their index (the lock is held, index dirty). */
+static int expire_holds(struct local *l, int64_t now, struct cni_err *err)
+{
+	char **names, buf[FILE_MAX], scope[SCOPE_MAX];
+	struct lidx *x;
+	int64_t until;
+	pool_u128 a;
+	size_t n;
+	int fam, ret = list_dir(l->dir[HOLDS], true, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "holds", ret);
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
+		if (ret == -ENOENT) {	/* a rebuild below already dropped it */
+			ret = 0;
+			continue;
+		}
+		if (!ret)
+			ret = hold_parse(buf, scope, &fam, &a, &until);
+		if (ret) {
+			fail(err, l, "cannot read hold", names[i], ret);
+			break;
+		}
+		if (until > now)
+			continue;
+		ret = get_scope(l, scope, &x, err);
+		if (!ret)
+			lidx_remove(x, a);
+		if (!ret && unlinkat(l->dir[HOLDS], names[i], 0) < 0 && errno != ENOENT)
+			ret = fail(err, l, "cannot remove hold", names[i], -errno);
+	}
+	free_names(names, n);
+	return ret;
+}
+
+static int hold(struct local *l, const char *scope, const struct pool_addr *p, int64_t until,
+		struct cni_err *err)
+{
+	char name[NAME_MAX + 1], buf[FILE_MAX], a[64];
+	int len, ret;
+
+	pool_addr_format(p->family, p->addr, a, sizeof(a));
+	snprintf(name, sizeof(name), "%s@%016" PRIx64 "%016" PRIx64, scope,
+		 (uint64_t)(p->addr >> 64), (uint64_t)p->addr);
+	len = snprintf(buf, sizeof(buf), "%s %s %" PRId64 "\n", scope, a, until);
+	ret = write_atomic(l->dir[HOLDS], name, buf, (size_t)len, !l->nosync);
+	return ret ? fail(err, l, "cannot write hold", name, ret) : 0;
+}
+
+/* Removes a lease (lock held, index dirty): holds first, then the lease file
+ * (the commit point), then its index entries. */
+static int release_locked(struct local *l, const char *name, const struct slease *s,
+			  struct cni_err *err)
+{
+	char scope[SCOPE_MAX];
+	int64_t until = (int64_t)time(NULL) + l->hold_seconds;
+	struct lidx *x;
+	int ret = 0;
+
+	for (int i = 0; i < s->l.n_addrs && l->hold_seconds && !ret; i++) {
+		const struct pool_addr *p = &s->l.addrs[i];
+
+		scope_name(p->network, p->pool, p->family, s->shared[i], scope, sizeof(scope));
+		ret = hold(l, scope, p, until, err);
+	}
+	if (ret)
+		return ret;
+	if (unlinkat(l->dir[LEASES], name, 0) < 0 && errno != ENOENT)
+		return fail(err, l, "cannot remove lease", name, -errno);
+	if (!l->nosync && fsync(l->dir[LEASES]) < 0)
+		return fail(err, l, "cannot sync", "leases", -errno);
+	for (int i = 0; i < s->l.n_addrs && !l->hold_seconds && !ret; i++) {
+		const struct pool_addr *p = &s->l.addrs[i];
+
+		scope_name(p->network, p->pool, p->family, s->shared[i], scope, sizeof(scope));
+		ret = get_scope(l, scope, &x, err);
+		if (!ret)
+			lidx_remove(x, p->addr);
+	}
+	return ret;
+}
+
+/* Index of the lease's address serving range r, or -1. */
+static int find_fit(const struct slease *s, const struct pool_range *r)
+{
+	for (int i = 0; i < s->l.n_addrs; i++) {
+		const struct pool_addr *p = &s->l.addrs[i];
+
+		if (p->family == r->family && !strcmp(p->network, r->network) &&
+		    !strcmp(p->pool, r->pool) && range_contains(r, p->addr) &&
+		    (!r->has_want || p->addr == r->want))
+			return i;
+	}
+	return -1;
+}
+
+/* The existing lease, in range order, when it serves every range. */
+static bool fits(const struct slease *s, const struct pool_range *ranges, int n, struct pool_lease *out)
+{
+	if (s->l.n_addrs != n)
+		return false;
+	*out = s->l;
+	for (int i = 0; i < n; i++) {
+		int j = find_fit(s, &ranges[i]);
+
+		if (j < 0)
+			return false;
+		out->addrs[i] = s->l.addrs[j];
+	}
+	return true;
+}
+
+static int pick(const struct pool_range *r, struct lidx *x, pool_u128 *a, struct cni_err *err)
+{
+	char text[64];
+
+	if (!r->has_want)
+		return pool_first_free(r, x->a, lidx_len(x), a) ? pool_err_exhausted(err, r) : 0;
+	if (lidx_has(x, r->want)) {
+		pool_addr_format(r->family, r->want, text, sizeof(text));
+		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
+			    text, r->pool);
+		return -EADDRINUSE;
+	}
+	*a = r->want;
+	return 0;
+}
+
+static void pool_file_name(const char *network, const char *pool, char *buf, size_t size)
+{
+	scope_name(network, pool, 0, false, buf, size);
+}
+
+static int pool_info_format(const struct pool_range *r, char *buf, size_t size)
+{
+	char a[64], b[64], u[48];
+
+	pool_addr_format(r->family, r->span.first, a, sizeof(a));
+	pool_addr_format(r->family, r->span.last, b, sizeof(b));
+	range_u128_format(r->usable, u, sizeof(u));
+	return snprintf(buf, size, "network %s\npool %s\nshared %d\nfirst %s\nlast %s\nusable %s\n",
+			r->network, r->pool, r->shared, a, b, u);
+}
+
+/* Rewritten only when the configuration changed: list reads it. */
+static int pool_info_write(struct local *l, const struct pool_range *r, struct cni_err *err)
+{
+	char name[SCOPE_MAX], want[FILE_MAX], have[FILE_MAX];
+	int len = pool_info_format(r, want, sizeof(want)), ret;
+
+	pool_file_name(r->network, r->pool, name, sizeof(name));
+	if (!read_file(l->dir[POOLS], name, have, sizeof(have)) && !strcmp(have, want))
+		return 0;
+	ret = write_atomic(l->dir[POOLS], name, want, (size_t)len, false);
+	return ret ? fail(err, l, "cannot write pool", name, ret) : 0;
+}
+
+static int parse_u128(const char *s, pool_u128 *out)
+{
+	pool_u128 v = 0;
+
+	if (!*s)
+		return -EBADMSG;
+	for (; *s; s++) {
+		if (!isdigit((unsigned char)*s))
+			return -EBADMSG;
+		v = v * 10 + (pool_u128)(*s - '0');
+	}
+	*out = v;
+	return 0;
+}
+
+static int pool_info_parse(char *buf, struct pool_info *pi)
+{
+	char first[64], last[64], usable[48];
+	int shared, f2;
+
+	memset(pi, 0, sizeof(*pi));
+	if (sscanf(buf, "network %255s pool %127s shared %d first %63s last %63s usable %47s",
+		   pi->network, pi->pool, &shared, first, last, usable) != 6 ||
+	    range_addr_parse(first, &pi->family, &pi->span.first) ||
+	    range_addr_parse(last, &f2, &pi->span.last) || f2 != pi->family ||
+	    parse_u128(usable, &pi->usable))
+		return -EBADMSG;
+	pi->shared = shared;
+	return 0;
+}
+
+static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
+			 const struct pool_range *ranges, int n, struct pool_lease *out,
+			 struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char name[NAME_MAX + 1 - 5], scope[SCOPE_MAX], buf[FILE_MAX];
+	struct lidx *x[POOL_MAX_RANGES];
+	struct cni_err ignored = { 0 };
+	struct slease old, s;
+	int i, len, had, ret = lease_name(&owner->key, name, sizeof(name), err);
+
+	if (ret)
+		return ret;
+	if (n < 1 || n > POOL_MAX_RANGES) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
+		return -EINVAL;
+	}
+	ret = begin(l, err);
+	if (ret)
+		return ret;
+	had = lease_read(l, name, &old, err);
+	if (had && had != -ENOENT) {
+		ret = had;
+		goto out;
+	}
+	if (!had && fits(&old, ranges, n, out))
+		goto out;
+	ret = mark_dirty(l, err);
+	if (!ret)
+		ret = expire_holds(l, time(NULL), err);
+	if (!ret && !had)
+		ret = release_locked(l, name, &old, err);
+	if (ret)
+		goto out;
+	/* Open every scope first (a rebuild may happen, closing what is open),
+	 * then take the pointers: at most n scopes, so they stay valid. */
+	close_scopes(l);
+	for (i = 0; i < n && !ret; i++) {
+		scope_name(ranges[i].network, ranges[i].pool, ranges[i].family, ranges[i].shared,
+			   scope, sizeof(scope));
+		ret = get_scope(l, scope, &x[i], err);
+	}
+	if (ret)
+		goto out;
+	memset(&s, 0, sizeof(s));
+	s.l.owner = *owner;
+	for (i = 0; i < n && !ret; i++) {
+		const struct pool_range *r = &ranges[i];
+		struct pool_addr *p = &s.l.addrs[i];
+
+		scope_name(r->network, r->pool, r->family, r->shared, scope, sizeof(scope));
+		ret = get_scope(l, scope, &x[i], err);
+		if (!ret)
+			ret = pick(r, x[i], &p->addr, err);
+		if (!ret && lidx_insert(x[i], p->addr))
+			ret = fail(err, l, "cannot update index", scope, -EIO);
+		if (ret)
+			break;
+		snprintf(p->network, sizeof(p->network), "%s", r->network);
+		snprintf(p->pool, sizeof(p->pool), "%s", r->pool);
+		p->family = r->family;
+		p->prefix_len = r->prefix_len;
+		s.shared[i] = r->shared;
+		s.l.n_addrs++;
+	}
+	if (ret) {
+		/* All or nothing: what this call took goes back. */
+		for (int j = 0; j < s.l.n_addrs; j++)
+			lidx_remove(x[j], s.l.addrs[j].addr);
+		if (ret == -ENOSPC || ret == -EADDRINUSE)
+			mark_clean(l, &ignored);
+		goto out;
+	}
+	len = lease_format(&s, buf, sizeof(buf));
+	ret = len < 0 ? len : write_atomic(l->dir[LEASES], name, buf, (size_t)len, !l->nosync);
+	if (ret) {
+		fail(err, l, "cannot write lease", name, ret);
+		goto out;
+	}
+	for (i = 0; i < n && !ret; i++)
+		ret = pool_info_write(l, &ranges[i], err);
+	if (!ret)
+		ret = mark_clean(l, err);
+	*out = s.l;
+out:
+	end(l);
+	return ret;
+}
+
+static int local_release(struct pool_store *st, const struct pool_key *key, struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char name[NAME_MAX + 1 - 5];
+	struct slease s;
+	int ret = lease_name(key, name, sizeof(name), err);
+
+	if (ret)
+		return ret;
+	ret = begin(l, err);
+	if (ret)
+		return ret;
+	ret = lease_read(l, name, &s, err);
+	if (ret == -ENOENT) {
+		ret = 0;
+		goto out;
+	}
+	if (!ret)
+		ret = mark_dirty(l, err);
+	if (!ret)
+		ret = release_locked(l, name, &s, err);
+	if (!ret)
+		ret = mark_clean(l, err);
+out:
+	end(l);
+	return ret;
+}
+
+static int local_lookup(struct pool_store *st, const struct pool_key *key, struct pool_lease *out,
+			struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char name[NAME_MAX + 1 - 5];
+	struct slease s;
+	int ret = lease_name(key, name, sizeof(name), err);
+
+	if (!ret)
+		ret = lease_read(l, name, &s, err);
+	if (!ret)
+		*out = s.l;
+	return ret;
+}
+
+static bool in_network(const struct slease *s, const char *network)
+{
+	for (int i = 0; i < s->l.n_addrs; i++)
+		if (!strcmp(s->l.addrs[i].network, network))
+			return true;
+	return false;
+}
+
+/* The valid attachments as sorted lease names, for bsearch. */
+static int valid_names(const struct cni_attachment *valid, int n, char ***out)
+{
+	char **names = calloc((size_t)n + 1, sizeof(*names));
+
+	*out = NULL;
+	if (!names)
+		return -ENOMEM;
+	for (int i = 0; i < n; i++) {
+		if (asprintf(&names[i], "%s:%s", valid[i].containerid, valid[i].ifname) < 0) {
+			names[i] = NULL;
+			free_names(names, (size_t)i);
+			return -ENOMEM;
+		}
+	}
+	qsort(names, (size_t)n, sizeof(*names), name_cmp);
+	*out = names;
+	return 0;
+}
+
+static int local_gc(struct pool_store *st, const char *network, const struct cni_attachment *valid,
+		    int n_valid, struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char **names = NULL, **keep = NULL;
+	struct slease s;
+	size_t n = 0;
+	int ret = valid_names(valid, n_valid, &keep);
+
+	if (ret) {
+		cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		return ret;
+	}
+	ret = begin(l, err);
+	if (ret)
+		goto out_free;
+	ret = list_dir(l->dir[LEASES], true, &names, &n);
+	if (ret)
+		fail(err, l, "cannot list", "leases", ret);
+	if (!ret)
+		ret = mark_dirty(l, err);
+	for (size_t i = 0; i < n && !ret; i++) {
+		if (bsearch(&names[i], keep, (size_t)n_valid, sizeof(*keep), name_cmp))
+			continue;
+		ret = lease_read(l, names[i], &s, err);
+		if (!ret && in_network(&s, network))
+			ret = release_locked(l, names[i], &s, err);
+	}
+	if (!ret)
+		ret = mark_clean(l, err);
+	end(l);
+out_free:
+	free_names(names, n);
+	free_names(keep, (size_t)n_valid);
+	return ret;
+}
+
+static int list_pools(struct local *l, pool_info_fn fn, void *arg, struct cni_err *err)
+{
+	char **names, buf[FILE_MAX];
+	struct pool_info pi;
+	size_t n;
+	int ret = list_dir(l->dir[POOLS], false, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "pools", ret);
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = read_file(l->dir[POOLS], names[i], buf, sizeof(buf));
+		if (!ret)
+			ret = pool_info_parse(buf, &pi);
+		if (ret)
+			fail(err, l, "cannot read pool", names[i], ret);
+		else
+			ret = fn(&pi, arg);
+	}
+	free_names(names, n);
+	return ret;
+}
+
+static int list_leases(struct local *l, pool_lease_fn fn, void *arg, struct cni_err *err)
+{
+	char **names;
+	struct slease s;
+	size_t n;
+	int ret = list_dir(l->dir[LEASES], false, &names, &n);
+
+	if (ret)
+		return fail(err, l, "cannot list", "leases", ret);
+	for (size_t i = 0; i < n && !ret; i++) {
+		ret = lease_read(l, names[i], &s, err);
+		if (ret == -ENOENT)
+			ret = 0;
+		else if (!ret)
+			ret = fn(&s.l, arg);
+	}
+	free_names(names, n);
+	return ret;
+}
+
+static int local_list(struct pool_store *st, pool_info_fn info_fn, pool_lease_fn lease_fn, void *arg,
+		      struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	int ret = 0;
+
+	if (info_fn)
+		ret = list_pools(l, info_fn, arg, err);
+	if (!ret && lease_fn)
+		ret = list_leases(l, lease_fn, arg, err);
+	return ret;
+}
+
+static int local_status(struct pool_store *st, struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	int ret = begin(l, err);
+
+	if (ret)
+		return ret;
+	ret = write_atomic(l->dir[INDEX], "status", "ok\n", 3, false);
+	if (!ret && unlinkat(l->dir[INDEX], "status", 0) < 0)
+		ret = -errno;
+	if (ret)
+		fail(err, l, "cannot write", "index/status", ret);
+	end(l);
+	return ret;
+}
+
+static void local_close(struct pool_store *st)
+{
+	struct local *l = to_local(st);
+
+	if (!l)
+		return;
+	close_scopes(l);
+	for (int i = 0; i < 4; i++)
+		if (l->dir[i] >= 0)
+			close(l->dir[i]);
+	if (l->lockfd >= 0)
+		close(l->lockfd);
+	free(l);
+}
+
+static int mkdir_p(const char *path)
+{
+	char buf[PATH_MAX];
+	char *p;
+
+	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
+		return -ENAMETOOLONG;
+	for (p = buf + 1; *p; p++) {
+		if (*p != '/')
+			continue;
+		*p = '\0';
+		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
+			return -errno;
+		*p = '/';
+	}
+	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
+}
+
+/* The common case first: it exists. */
+static int open_subdir(int root, const char *name)
+{
+	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+
+	if (fd >= 0 || errno != ENOENT)
+		return fd;
+	if (mkdirat(root, name, 0700) < 0 && errno != EEXIST)
+		return -1;
+	return openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+}
+
+static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+{
+	struct local *l = calloc(1, sizeof(*l));
+	int root = -1, ret;
+
+	*out = NULL;
+	if (!l) {
+		cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		return -ENOMEM;
+	}
+	l->base.ops = &pool_store_local;
+	l->lockfd = -1;
+	for (int i = 0; i < 4; i++)
+		l->dir[i] = -1;
+	l->hold_seconds = cfg->hold_seconds;
+	l->nosync = cfg->nosync;
+	snprintf(l->root, sizeof(l->root), "%s", cfg->data_dir);
+	read_boot_id(l->boot_id);
+	root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (root < 0 && errno == ENOENT) {
+		ret = mkdir_p(l->root);
+		if (ret)
+			goto fail;
+		root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
+	if (root < 0)
+		goto fail_errno;
+	for (int i = 0; i < 4; i++) {
+		l->dir[i] = open_subdir(root, subdirs[i]);
+		if (l->dir[i] < 0)
+			goto fail_errno;
+	}
+	l->lockfd = openat(root, "state", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (l->lockfd < 0)
+		goto fail_errno;
+	close(root);
+	*out = &l->base;
+	return 0;
+fail_errno:
+	ret = -errno;
+fail:
+	cni_err_set(err, CNI_ERR_STORE, "cannot open local store %s: %s", l->root, strerror(-ret));
+	if (root >= 0)
+		close(root);
+	local_close(&l->base);
+	return ret;
+}
+
+const struct pool_store_ops pool_store_local = {
+	.name = "local",
+	.open = local_open,
+	.close = local_close,
+	.status = local_status,
+	.reserve = local_reserve,
+	.release = local_release,
+	.lookup = local_lookup,
+	.gc = local_gc,
+	.list = local_list,
+};

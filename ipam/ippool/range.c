@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Range arithmetic in 128 bits: parsing, usable bounds, exclusions, clipping, lowest free address. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include "range.h"
+
+static int family_bits(int family)
+{
+	return family == AF_INET ? 32 : 128;
+}
+
+int range_addr_parse(const char *s, int *family, pool_u128 *out)
+{
+	unsigned char b[16];
+	int fam = strchr(s, ':') ? AF_INET6 : AF_INET;
+	int nbytes = fam == AF_INET ? 4 : 16;
+	pool_u128 v = 0;
+
+	if (inet_pton(fam, s, b) != 1)
+		return -EINVAL;
+	for (int i = 0; i < nbytes; i++)
+		v = v << 8 | b[i];
+	*family = fam;
+	*out = v;
+	return 0;
+}
+
+int range_prefix_parse(const char *s, int *family, pool_u128 *out, int *len)
+{
+	char buf[RANGE_TEXT_MAX];
+	char *slash, *end;
+	long n;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	slash = strchr(buf, '/');
+	if (!slash || !slash[1])
+		return -EINVAL;
+	*slash = '\0';
+	if (range_addr_parse(buf, family, out))
+		return -EINVAL;
+	errno = 0;
+	n = strtol(slash + 1, &end, 10);
+	if (*end || errno || slash[1] == '-' || slash[1] == '+' || n < 0 || n > family_bits(*family))
+		return -EINVAL;
+	*len = (int)n;
+	return 0;
+}
+
+pool_u128 range_host_mask(int family, int len)
+{
+	int host = family_bits(family) - len;
+
+	return host >= 128 ? ~(pool_u128)0 : ((pool_u128)1 << host) - 1;
+}
+
+int range_usable(int family, pool_u128 net, int len, struct pool_span *out)
+{
+	pool_u128 host = range_host_mask(family, len);
+
+	if (host < 3)
+		return -EDOM;
+	net &= ~host;
+	out->first = net + 1;
+	out->last = (net | host) - 1;
+	return 0;
+}
+
+void range_u128_format(pool_u128 v, char *buf, size_t size)
+{
+	char tmp[48];
+	int i = sizeof(tmp) - 1;
+
+	tmp[i] = '\0';
+	do {
+		tmp[--i] = (char)('0' + (int)(v % 10));
+		v /= 10;
+	} while (v);
+	snprintf(buf, size, "%s", tmp + i);
+}
+
+void pool_addr_format(int family, pool_u128 a, char *buf, size_t size)
+{
+	unsigned char b[16];
+	int nbytes = family == AF_INET ? 4 : 16;
+	char tmp[INET6_ADDRSTRLEN];
+
+	for (int i = nbytes - 1; i >= 0; i--, a >>= 8)
+		b[i] = (unsigned char)a;
+	if (!inet_ntop(family, b, tmp, sizeof(tmp)))
+		tmp[0] = '\0';
+	snprintf(buf, size, "%s", tmp);
+}
+
+/* "first-last/nn": the bounds go to *first and *last, the prefix to net/len. */
+static int parse_dash_form(const char *s, int *family, pool_u128 *net, int *len,
+			   pool_u128 *first, pool_u128 *last)
+{
+	char buf[RANGE_TEXT_MAX];
+	char *dash, *slash;
+	int f1, f2;
+
+	if (strlen(s) >= sizeof(buf))
+		return -EINVAL;
+	strcpy(buf, s);
+	dash = strchr(buf, '-');
+	slash = strchr(buf, '/');
+	if (!dash || !slash || slash < dash)
+		return -EINVAL;
+	*dash = '\0';
+	if (range_addr_parse(buf, &f1, first))
+		return -EINVAL;
+	if (range_prefix_parse(dash + 1, &f2, last, len) || f1 != f2)
+		return -EINVAL;
+	*family = f1;
+	*net = *first & ~range_host_mask(f1, *len);
+	return 0;
+}
+
+static int parse_bound(const char *key, const char *s, int family, pool_u128 *out,
+		       const char *range, struct cni_err *err)
+{
+	int fam;
+
+	if (range_addr_parse(s, &fam, out) || fam != family) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%s\" for range %s", key, s, range);
+		return -EINVAL;
+	}
+	return 0;
+}
+
+/* An exclude entry (CIDR or bare address) as an interval. */
+static int parse_exclude(const char *s, int family, struct pool_span *out,
+			 const char *range, struct cni_err *err)
+{
+	pool_u128 a, host = 0;
+	int fam, len;
+
+	if (strchr(s, '/') ? range_prefix_parse(s, &fam, &a, &len) : range_addr_parse(s, &fam, &a))
+		goto bad;
+	if (fam != family)
+		goto bad;
+	if (strchr(s, '/'))
+		host = range_host_mask(fam, len);
+	out->first = a & ~host;
+	out->last = a | host;
+	return 0;
+bad:
+	cni_err_set(err, CNI_ERR_CONFIG, "invalid exclude \"%s\" for range %s", s, range);
+	return -EINVAL;
+}
+
+static int span_cmp(const void *a, const void *b)
+{
+	const struct pool_span *x = a, *y = b;
+
+	return x->first < y->first ? -1 : x->first > y->first;
+}
+
+/* Clips spans to within, sorts and merges them; returns the new count. */
+static size_t normalize_skip(struct pool_span *s, size_t n, const struct pool_span *within)
+{
+	size_t m = 0;
+
+	for (size_t i = 0; i < n; i++) {
+		if (s[i].last < within->first || s[i].first > within->last)
+			continue;
+		s[m].first = s[i].first < within->first ? within->first : s[i].first;
+		s[m].last = s[i].last > within->last ? within->last : s[i].last;
+		m++;
+	}
+	qsort(s, m, sizeof(*s), span_cmp);
+	n = m;
+	m = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (m && s[i].first <= s[m - 1].last + 1) {
+			if (s[i].last > s[m - 1].last)
+				s[m - 1].last = s[i].last;
+			continue;
+		}
+		s[m++] = s[i];
+	}
+	return m;
+}
+
+static int clip(const struct range_conf *rc, struct pool_range *r, pool_u128 start, pool_u128 end,
+		const struct pool_span *usable, struct cni_err *err)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	pool_addr_format(r->family, start, a, sizeof(a));
+	pool_addr_format(r->family, end, b, sizeof(b));
+	if (start > usable->last) {
+		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_start %s is past the range",
+			    rc->range, a);
+		return -EINVAL;
+	}
+	if (end < usable->first) {
+		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_end %s is before the range",
+			    rc->range, b);
+		return -EINVAL;
+	}
+	if (end < start) {
+		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_end %s is before range_start %s",
+			    rc->range, b, a);
+		return -EINVAL;
+	}
+	r->span.first = start > usable->first ? start : usable->first;
+	r->span.last = end < usable->last ? end : usable->last;
+	return 0;
+}
+
+static void describe(struct pool_range *r)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], n[48];
+	pool_u128 skipped = 0;
+
+	for (size_t i = 0; i < r->n_skip; i++)
+		skipped += r->skip[i].last - r->skip[i].first + 1;
+	r->usable = r->span.last - r->span.first + 1 - skipped;
+	pool_addr_format(r->family, r->span.first, a, sizeof(a));
+	pool_addr_format(r->family, r->span.last, b, sizeof(b));
+	range_u128_format(skipped, n, sizeof(n));
+	snprintf(r->desc, sizeof(r->desc), "%s (%s..%s, %s excluded)", r->pool, a, b, n);
+}
+
+int range_build(const struct range_conf *rc, const char *network, bool shared,
+		struct pool_range *r, struct pool_span *skip, struct cni_err *err)
+{
+	struct pool_span usable;
+	pool_u128 net, start, end, gw;
+	int len, ret;
+	size_t n = 0;
+	char text[INET6_ADDRSTRLEN];
+
+	memset(r, 0, sizeof(*r));
+	snprintf(r->network, sizeof(r->network), "%s", network);
+	r->shared = shared;
+	if (strchr(rc->range, '-'))
+		ret = parse_dash_form(rc->range, &r->family, &net, &len, &start, &end);
+	else
+		ret = range_prefix_parse(rc->range, &r->family, &net, &len);
+	if (ret) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\"", rc->range);
+		return -EINVAL;
+	}
+	net &= ~range_host_mask(r->family, len);
+	r->prefix_len = len;
+	pool_addr_format(r->family, net, text, sizeof(text));
+	snprintf(r->pool, sizeof(r->pool), "%s/%d", text, len);
+	if (range_usable(r->family, net, len, &usable)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\": a /%d has no usable address",
+			    rc->range, len);
+		return -EINVAL;
+	}
+	if (!strchr(rc->range, '-')) {
+		start = usable.first;
+		end = usable.last;
+	}
+	if (rc->start[0] && parse_bound("range_start", rc->start, r->family, &start, rc->range, err))
+		return -EINVAL;
+	if (rc->end[0] && parse_bound("range_end", rc->end, r->family, &end, rc->range, err))
+		return -EINVAL;
+	ret = clip(rc, r, start, end, &usable, err);
+	if (ret)
+		return ret;
+	for (int i = 0; i < rc->n_exclude; i++)
+		if (parse_exclude(rc->exclude[i], r->family, &skip[n++], rc->range, err))
+			return -EINVAL;
+	if (rc->gateway[0]) {
+		if (parse_bound("gateway", rc->gateway, r->family, &gw, rc->range, err))
+			return -EINVAL;
+		skip[n].first = skip[n].last = gw;
+		n++;
+	}
+	r->n_skip = normalize_skip(skip, n, &r->span);
+	r->skip = skip;
+	describe(r);
+	return 0;
+}
+
+bool range_contains(const struct pool_range *r, pool_u128 a)
+{
+	if (a < r->span.first || a > r->span.last)
+		return false;
+	for (size_t i = 0; i < r->n_skip; i++)
+		if (a >= r->skip[i].first && a <= r->skip[i].last)
+			return false;
+	return true;
+}
+
+static size_t lower_bound(const pool_u128 *a, size_t n, pool_u128 v)
+{
+	size_t lo = 0, hi = n;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (a[mid] < v)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo;
+}
+
+/* Last index of the run of consecutive values starting at a[i]: values are
+ * unique and sorted, so a[j] - a[i] == j - i holds exactly up to the first gap. */
+static size_t run_end(const pool_u128 *a, size_t n, size_t i)
+{
+	size_t lo = i, hi = n - 1;
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo + 1) / 2;
+
+		if (a[mid] - a[i] == (pool_u128)(mid - i))
+			lo = mid;
+		else
+			hi = mid - 1;
+	}
+	return lo;
+}
+
+int pool_first_free(const struct pool_range *r, const pool_u128 *taken, size_t n, pool_u128 *out)
+{
+	pool_u128 c = r->span.first, stop;
+	size_t k = 0, i;
+
+	for (;;) {
+		while (k < r->n_skip && r->skip[k].last < c)
+			k++;
+		if (k < r->n_skip && r->skip[k].first <= c) {
+			stop = r->skip[k].last;
+		} else {
+			i = lower_bound(taken, n, c);
+			if (i == n || taken[i] != c) {
+				*out = c;
+				return 0;
+			}
+			stop = taken[run_end(taken, n, i)];
+		}
+		if (stop >= r->span.last)
+			return -ENOSPC;
+		c = stop + 1;
+	}
+}
+
+int pool_err_exhausted(struct cni_err *err, const struct pool_range *r)
+{
+	cni_err_set(err, CNI_ERR_EXHAUSTED, "no free address in %s", r->desc);
+	return -ENOSPC;
+}

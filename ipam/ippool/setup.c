@@ -1,0 +1,107 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Shared start of every verb: stdin config + configuration file, log, store. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "log.h"
+#include "setup.h"
+
+#define FILE_MAX (1 << 20)
+
+/* The configuration file as JSON: NULL without error when absent and not
+ * explicitly named. */
+static int read_conf_file(const cJSON *ipam, cJSON **out, struct cni_err *err)
+{
+	bool explicit;
+	const char *path = conf_file_path(ipam, &explicit);
+	FILE *f = fopen(path, "re");
+	char *buf = NULL;
+	size_t n;
+	int ret = 0;
+
+	*out = NULL;
+	if (!f) {
+		if (errno == ENOENT && !explicit)
+			return 0;
+		cni_err_set(err, CNI_ERR_CONFIG, "cannot read configuration file %s: %s", path, strerror(errno));
+		return -errno;
+	}
+	buf = malloc(FILE_MAX + 1);
+	if (!buf) {
+		ret = -ENOMEM;
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		goto out;
+	}
+	n = fread(buf, 1, FILE_MAX, f);
+	buf[n] = '\0';
+	*out = cJSON_Parse(buf);
+	if (ferror(f) || n == FILE_MAX || !cJSON_IsObject(*out)) {
+		ret = -EINVAL;
+		cni_err_set(err, CNI_ERR_DECODE, "configuration file %s is not a JSON object", path);
+		cJSON_Delete(*out);
+		*out = NULL;
+	}
+out:
+	free(buf);
+	fclose(f);
+	return ret;
+}
+
+int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out, struct cni_err *err)
+{
+	struct pool_store_cfg cfg = {
+		.hold_seconds = c->hold_seconds,
+		.nosync = nosync,
+		.store = c->store_obj,
+	};
+
+	snprintf(cfg.data_dir, sizeof(cfg.data_dir), "%s", c->data_dir);
+	return pool_store_open(c->store, &cfg, out, err);
+}
+
+int setup_open(struct plugin_ctx *ctx, struct ippool *p)
+{
+	cJSON *file = NULL;
+	const cJSON *ipam;
+	int ret = -EINVAL;
+
+	memset(p, 0, sizeof(*p));
+	p->root = cJSON_Parse(ctx->conf);
+	if (!p->root) {
+		cni_err_set(&ctx->err, CNI_ERR_DECODE, "network config on stdin is not valid JSON");
+		goto out;
+	}
+	if (netconf_parse(p->root, &p->nc, &ctx->err))
+		goto out;
+	ipam = cJSON_GetObjectItemCaseSensitive(p->root, "ipam");
+	p->conf = calloc(1, sizeof(*p->conf));
+	if (!p->conf) {
+		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory");
+		goto out;
+	}
+	if (read_conf_file(ipam, &file, &ctx->err) || conf_parse(ipam, file, p->conf, &ctx->err))
+		goto out;
+	if (log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file)) {
+		cni_err_set(&ctx->err, CNI_ERR_CONFIG, "invalid log_level \"%s\"", p->conf->log_level);
+		goto out;
+	}
+	ret = setup_store(p->conf, false, &p->store, &ctx->err);
+out:
+	cJSON_Delete(file);
+	if (ret)
+		setup_close(p);
+	return ret;
+}
+
+void setup_close(struct ippool *p)
+{
+	pool_store_close(p->store);
+	if (p->conf)
+		conf_release(p->conf);
+	free(p->conf);
+	netconf_release(&p->nc);
+	cJSON_Delete(p->root);
+	log_close();
+	memset(p, 0, sizeof(*p));
+}

@@ -1,0 +1,22 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What every ippool verb starts from: the parsed config, the log, the open store. */
+#pragma once
+
+#include <cjson/cJSON.h>
+#include "conf.h"
+#include "netconf.h"
+#include "plugin.h"
+#include "store.h"
+
+struct ippool {
+	cJSON *root;			/* stdin */
+	struct cni_netconf nc;
+	struct pool_conf *conf;
+	struct pool_store *store;
+};
+
+/* Parses stdin and the configuration file, opens the log and the store. */
+int setup_open(struct plugin_ctx *ctx, struct ippool *p);
+void setup_close(struct ippool *p);
+/* The store a config names, for the argv tools. */
+int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out, struct cni_err *err);

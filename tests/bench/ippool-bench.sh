@@ -1,0 +1,94 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# ippool vs host-local: ADD/DEL wall (median, p99) and CPU (median) on empty and prefilled pools.
+# usage: tests/bench/ippool-bench.sh [BUILD_DIR] (default ./build); RUNS=N per cell (default 200).
+# Prints a table; never fails on numbers. Addresses are bookkeeping only (198.18.0.0/16 is the
+# RFC 2544 benchmark range, 2001:db8::/64 documentation): nothing is configured anywhere.
+set -euo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+BUILD=${1:-$SRC/build}
+IPPOOL=$BUILD/ipam/ippool/ippool
+HOSTLOCAL=${HOSTLOCAL:-/usr/lib/cni/host-local}
+RUNS=${RUNS:-200}
+TMP=$(mktemp -d "/tmp/ippool-bench.$$.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+
+[ -x "$IPPOOL" ] || { echo "build ippool first: $IPPOOL" >&2; exit 1; }
+[ -x "$HOSTLOCAL" ] || { echo "host-local not found at $HOSTLOCAL" >&2; exit 1; }
+cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c"
+
+# stats FILE: "wall_med wall_p99 cpu_med" in ms from runner lines "<wall_us> <cpu_us> <exit>".
+stats() {
+	local n fails
+	n=$(wc -l <"$1")
+	fails=$(awk '$3 != 0' "$1" | wc -l)
+	[ "$fails" -eq 0 ] || echo "warning: $fails of $n runs failed in $1" >&2
+	paste <(cut -d' ' -f1 "$1" | sort -n) <(cut -d' ' -f2 "$1" | sort -n) |
+		awk -v n="$n" '{w[NR]=$1; c[NR]=$2}
+			END {m=int((n+1)/2); p=int(n*0.99); if (p<1) p=1;
+			     printf "%.2f %.2f %.2f", w[m]/1000, w[p]/1000, c[m]/1000}'
+}
+
+# measure PLUGIN CONF_FILE TAG: RUNS ADDs then RUNS DELs of fresh containerIDs.
+measure() {
+	export CNI_NETNS=/var/run/netns/ippool-bench CNI_IFNAME=net1 CNI_PATH=$(dirname "$1")
+	CNI_COMMAND=ADD "$TMP/runner" "$RUNS" bench "$2" "$1" >"$TMP/$3.add"
+	CNI_COMMAND=DEL "$TMP/runner" "$RUNS" bench "$2" "$1" >"$TMP/$3.del"
+	echo "$(stats "$TMP/$3.add") $(stats "$TMP/$3.del")"
+}
+
+ippool_conf() { # DIR RANGE
+	printf '{"cniVersion":"1.0.0","name":"bench","type":"x","ipam":{"type":"ippool","dataDir":"%s","range":"%s"}}' "$1" "$2"
+}
+
+hostlocal_conf() { # DIR SUBNET
+	printf '{"cniVersion":"1.0.0","name":"bench","type":"x","ipam":{"type":"host-local","dataDir":"%s","ranges":[[{"subnet":"%s"}]]}}' "$1" "$2"
+}
+
+# host-local's own on-disk reservations (one file per address holding
+# "<containerID>\r\n<ifname>", plus last_reserved_ip.0), written directly:
+# its ADD costs milliseconds each, too slow for 100k.
+hostlocal_fill() { # DIR COUNT FAMILY
+	mkdir -p "$1/bench"
+	python3 - "$1/bench" "$2" "$3" <<'PY'
+import ipaddress, os, sys
+d, n, fam = sys.argv[1], int(sys.argv[2]), sys.argv[3]
+base = ipaddress.ip_address("198.18.0.0" if fam == "4" else "2001:db8::")
+last = None
+for i in range(1, n + 1):
+    a = str(base + i)
+    with open(os.path.join(d, a), "w") as f:
+        f.write(f"fill-{i}\r\nnet1")
+    last = a
+if last:
+    with open(os.path.join(d, "last_reserved_ip.0"), "w") as f:
+        f.write(last)
+PY
+}
+
+sizes=("empty 0 4" "1k 1000 4" "10k 10000 4" "50k 50000 4" "100k 100000 6")
+printf '# %s, %s, %d runs per cell, %s\n' "$(date -u +%Y-%m-%dT%H:%MZ)" "$(uname -r)" "$RUNS" \
+	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //') x$(nproc)"
+printf '%-6s %-10s | %-22s %-9s | %-22s %-9s\n' pool plugin "ADD wall med/p99 ms" "ADD cpu" \
+	"DEL wall med/p99 ms" "DEL cpu"
+for s in "${sizes[@]}"; do
+	read -r name count fam <<<"$s"
+	if [ "$fam" = 4 ]; then range=198.18.0.0/16; else range=2001:db8::/64; fi
+	ip_dir=$TMP/ippool-$name
+	hl_dir=$TMP/hostlocal-$name
+	mkdir -p "$ip_dir" "$hl_dir"
+	[ "$count" -eq 0 ] || "$IPPOOL" fill --data-dir "$ip_dir" --range "$range" --count "$count"
+	[ "$count" -eq 0 ] || hostlocal_fill "$hl_dir" "$count" "$fam"
+	ippool_conf "$ip_dir" "$range" >"$TMP/ippool-$name.json"
+	hostlocal_conf "$hl_dir" "$range" >"$TMP/hostlocal-$name.json"
+	for p in ippool host-local; do
+		if [ $p = ippool ]; then bin=$IPPOOL; cf=$TMP/ippool-$name.json; else bin=$HOSTLOCAL; cf=$TMP/hostlocal-$name.json; fi
+		read -r aw ap ac dw dp dc <<<"$(measure "$bin" "$cf" "$p-$name")"
+		printf '%-6s %-10s | %6s / %-13s %-9s | %6s / %-13s %-9s\n' "$name" "$p" "$aw" "$ap" "$ac" "$dw" "$dp" "$dc"
+		eval "cpu_${p//-/_}_$name=$ac"
+	done
+done
+# shellcheck disable=SC2154
+awk -v a="$cpu_ippool_empty" -v b="$cpu_host_local_empty" \
+	'BEGIN {printf "empty-pool ADD CPU ratio ippool/host-local: %.2fx (target <= 0.25x)\n", a / b}'

@@ -1,0 +1,73 @@
+# SPDX-License-Identifier: Apache-2.0
+# Harness for the ippool integration tests: TAP, a temp dataDir per run, plugin runs.
+# shellcheck shell=bash
+# Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run).
+
+set -uo pipefail
+
+IPPOOL=${IPPOOL:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/build/ipam/ippool/ippool}
+TMP=$(mktemp -d "/tmp/ippool-it.$$.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
+T_N=0
+T_FAILED=0
+OUT=
+RC=
+
+ok() {
+	T_N=$((T_N + 1))
+	if [ "$1" -eq 0 ]; then
+		echo "ok $T_N - $2"
+		return 0
+	fi
+	echo "not ok $T_N - $2"
+	T_FAILED=$((T_FAILED + 1))
+	echo "# last run: exit $RC, stdout: $OUT"
+	[ -s "$TMP/stderr" ] && sed 's/^/# stderr: /' "$TMP/stderr" | tail -n 5
+	return 0
+}
+
+# check DESCRIPTION COMMAND...: one TAP line for the command's status.
+check() {
+	local what=$1
+	shift
+	"$@"
+	ok $? "$what"
+}
+
+finish() {
+	echo "1..$T_N"
+	[ "$T_FAILED" -eq 0 ]
+}
+
+# conf NAME IPAM_JSON [CNI_VERSION]: a whole network config around an ipam block.
+conf() {
+	printf '{"cniVersion":"%s","name":"%s","type":"sriov-rdma","ipam":%s}' "${3:-1.0.0}" "$1" "$2"
+}
+
+# run COMMAND CONFIG CONTAINERID [IFNAME] [CNI_ARGS]: one plugin run into OUT and RC.
+run() {
+	OUT=$(printf '%s' "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_NETNS=/var/run/netns/ippool-it \
+		CNI_IFNAME=${4:-net1} CNI_PATH=/nonexistent CNI_ARGS=${5:-} "$IPPOOL" 2>"$TMP/stderr")
+	RC=$?
+}
+
+# The addresses of the last result, space-separated; the error code of the last run.
+ips() { jq -r '[.ips[].address] | join(" ")' <<<"$OUT" 2>/dev/null; }
+code() { jq -r '.code // empty' <<<"$OUT" 2>/dev/null; }
+msg() { jq -r '.msg // empty' <<<"$OUT" 2>/dev/null; }
+
+# ADD must succeed with exactly these addresses.
+add_is() {
+	run ADD "$1" "$2" "${4:-net1}" "${5:-}"
+	[ "$RC" -eq 0 ] && [ "$(ips)" = "$3" ]
+}
+
+# The run failed with this CNI code.
+failed_with() {
+	[ "$RC" -ne 0 ] && [ "$(code)" = "$1" ]
+}
+
+# Addresses reserved in dataDir, one per line, sorted (from `ippool list`).
+reserved() {
+	"$IPPOOL" list --data-dir "$1" | awk '/^  /{print $1}' | sort
+}

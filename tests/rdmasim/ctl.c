@@ -1,0 +1,184 @@
+// SPDX-License-Identifier: Apache-2.0
+/* rdmasim-ctl: create and change the simulator's world the way an operator
+ * or the kernel would (add devices, set the netns mode, a netns dies). */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <net/if.h>
+#include "state.h"
+
+static int parse_mode(const char *s, bool *shared)
+{
+	if (!strcmp(s, "shared"))
+		*shared = true;
+	else if (!strcmp(s, "exclusive"))
+		*shared = false;
+	else
+		return -EINVAL;
+	return 0;
+}
+
+static int cmd_init(struct rdmasim_state *st, int argc, char **argv)
+{
+	memset(st, 0, sizeof(*st));
+	if (argc > 1)
+		return -EINVAL;
+	return argc ? parse_mode(argv[0], &st->shared) : 0;
+}
+
+static bool name_taken(const struct rdmasim_state *st, const char *name)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (!strcmp(st->devs[i].name, name))
+			return true;
+	return false;
+}
+
+/* Device names and indexes are unique system-wide, as in the kernel. */
+static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
+{
+	struct rdmasim_dev *d;
+	char *end;
+	unsigned long index;
+
+	if (argc != 4 || st->n == RDMASIM_MAX_DEVS || name_taken(st, argv[0]))
+		return -EINVAL;
+	errno = 0;
+	index = strtoul(argv[1], &end, 10);
+	if (errno || *end || !index || index > UINT32_MAX || rdmasim_find(st, index))
+		return -EINVAL;
+	d = &st->devs[st->n];
+	memset(d, 0, sizeof(*d));
+	if (strlen(argv[0]) >= sizeof(d->name) || strlen(argv[2]) >= sizeof(d->pci) ||
+	    strlen(argv[3]) >= sizeof(d->ndev))
+		return -EINVAL;
+	d->ndev_index = if_nametoindex(argv[3]);
+	if (!d->ndev_index) {
+		fprintf(stderr, "rdmasim-ctl: no netdev %s in this netns\n", argv[3]);
+		return -ENODEV;
+	}
+	strcpy(d->name, argv[0]);
+	d->index = index;
+	strcpy(d->pci, argv[2]);
+	strcpy(d->ndev, argv[3]);
+	d->netns = rdmasim_host_netns();
+	st->n++;
+	return 0;
+}
+
+/* `rdma system set netns`: refused while a device is out of the host. */
+static int cmd_set_mode(struct rdmasim_state *st, int argc, char **argv)
+{
+	bool shared;
+
+	if (argc != 1 || parse_mode(argv[0], &shared))
+		return -EINVAL;
+	if (shared != st->shared && rdmasim_any_moved(st))
+		return -EBUSY;
+	st->shared = shared;
+	return 0;
+}
+
+/* A dying netns hands its RDMA devices back to the host. */
+static int cmd_netns_gone(struct rdmasim_state *st, int argc, char **argv)
+{
+	unsigned long ino;
+	char *end;
+	int i;
+
+	if (argc != 1)
+		return -EINVAL;
+	errno = 0;
+	ino = strtoul(argv[0], &end, 10);
+	if (errno || *end || !ino)
+		return -EINVAL;
+	for (i = 0; i < st->n; i++)
+		if (st->devs[i].netns == ino)
+			st->devs[i].netns = rdmasim_host_netns();
+	return 0;
+}
+
+struct cmd {
+	const char *name;
+	int (*fn)(struct rdmasim_state *st, int argc, char **argv);
+	bool load;
+	bool save;
+};
+
+static const struct cmd cmds[] = {
+	{ "init", cmd_init, false, true },
+	{ "add", cmd_add, true, true },
+	{ "set-mode", cmd_set_mode, true, true },
+	{ "netns-gone", cmd_netns_gone, true, true },
+	{ "show", NULL, true, false },
+};
+
+static int show(const struct rdmasim_state *st)
+{
+	char *text = rdmasim_json(st);
+
+	if (!text)
+		return -ENOMEM;
+	puts(text);
+	free(text);
+	return 0;
+}
+
+static int run(const struct cmd *c, const char *path, int argc, char **argv)
+{
+	struct rdmasim_state *st = calloc(1, sizeof(*st));
+	int lock, ret = -ENOMEM;
+
+	if (!st)
+		return ret;
+	lock = rdmasim_lock(path);
+	if (lock < 0) {
+		free(st);
+		return lock;
+	}
+	ret = c->load ? rdmasim_load(path, st) : 0;
+	if (!ret && c->fn)
+		ret = c->fn(st, argc, argv);
+	if (!ret && c->save)
+		ret = rdmasim_save(path, st);
+	if (!ret && !c->save)
+		ret = show(st);
+	rdmasim_unlock(lock);
+	free(st);
+	return ret;
+}
+
+static void usage(void)
+{
+	fputs("usage: rdmasim-ctl init <state> [exclusive|shared]\n"
+	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev>\n"
+	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
+	      "       rdmasim-ctl netns-gone <state> <inode>\n"
+	      "       rdmasim-ctl show <state>\n", stderr);
+}
+
+int main(int argc, char **argv)
+{
+	size_t i;
+	int ret;
+
+	if (argc < 3) {
+		usage();
+		return 2;
+	}
+	for (i = 0; i < sizeof(cmds) / sizeof(cmds[0]); i++) {
+		if (strcmp(cmds[i].name, argv[1]))
+			continue;
+		ret = run(&cmds[i], argv[2], argc - 3, argv + 3);
+		if (ret) {
+			fprintf(stderr, "rdmasim-ctl %s %s: %s\n", argv[1], argv[2], strerror(-ret));
+			return 1;
+		}
+		return 0;
+	}
+	usage();
+	return 2;
+}

@@ -1,0 +1,289 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Load and save the simulator's JSON state file under its lock file. */
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cjson/cJSON.h>
+#include "state.h"
+
+#define STATE_MAX (1 << 20)
+/* PROC_NET_INIT_INO in the kernel's include/linux/proc_ns.h. */
+#define PROC_NET_INIT_INO 0xEFFFFFF9UL
+
+static unsigned long ns_inode(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) < 0 ? 0 : st.st_ino;
+}
+
+unsigned long rdmasim_current_netns(void)
+{
+	return ns_inode("/proc/thread-self/ns/net");
+}
+
+/* /proc/1/ns/net needs ptrace access to pid 1, which sandboxes (and non-root
+ * users) lack; then the fixed inode the kernel gives init_net stands in. */
+unsigned long rdmasim_host_netns(void)
+{
+	unsigned long ino = ns_inode("/proc/1/ns/net");
+
+	return ino ? ino : PROC_NET_INIT_INO;
+}
+
+/* The lock is taken and dropped with raw syscalls: the preload library
+ * intercepts close(), and must not re-enter itself while it holds its own
+ * mutex. */
+int rdmasim_lock(const char *path)
+{
+	char lock[PATH_MAX];
+	int fd;
+
+	if (snprintf(lock, sizeof(lock), "%s.lock", path) >= (int)sizeof(lock))
+		return -ENAMETOOLONG;
+	fd = open(lock, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
+	if (flock(fd, LOCK_EX) < 0) {
+		int ret = -errno;
+
+		syscall(SYS_close, fd);
+		return ret;
+	}
+	return fd;
+}
+
+void rdmasim_unlock(int fd)
+{
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+}
+
+static char *read_all(const char *path)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return NULL;
+	buf = malloc(STATE_MAX + 1);
+	if (!buf)
+		goto out;
+	while ((n = read(fd, buf + len, STATE_MAX - len)) > 0)
+		len += n;
+	if (n < 0 || len == STATE_MAX) {
+		free(buf);
+		buf = NULL;
+		errno = n < 0 ? errno : EFBIG;
+		goto out;
+	}
+	buf[len] = '\0';
+out:
+	syscall(SYS_close, fd);
+	return buf;
+}
+
+static int copy_str(char *dst, size_t size, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) >= size)
+		return -EINVAL;
+	strcpy(dst, v->valuestring);
+	return 0;
+}
+
+static int get_u32(uint32_t *dst, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsNumber(v) || v->valuedouble < 0 || v->valuedouble > UINT32_MAX)
+		return -EINVAL;
+	*dst = (uint32_t)v->valuedouble;
+	return 0;
+}
+
+static int parse_netns(unsigned long *ino, const cJSON *obj)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, "netns");
+	char *end;
+
+	if (!cJSON_IsString(v))
+		return -EINVAL;
+	if (!strcmp(v->valuestring, "host")) {
+		*ino = rdmasim_host_netns();
+		return 0;
+	}
+	errno = 0;
+	*ino = strtoul(v->valuestring, &end, 10);
+	return errno || *end || !*ino ? -EINVAL : 0;
+}
+
+static int parse_dev(struct rdmasim_dev *d, const cJSON *obj)
+{
+	if (copy_str(d->name, sizeof(d->name), obj, "name") ||
+	    get_u32(&d->index, obj, "index") ||
+	    copy_str(d->pci, sizeof(d->pci), obj, "pci") ||
+	    copy_str(d->ndev, sizeof(d->ndev), obj, "ndev") ||
+	    get_u32(&d->ndev_index, obj, "ndev_index") ||
+	    parse_netns(&d->netns, obj))
+		return -EINVAL;
+	return 0;
+}
+
+static int parse(struct rdmasim_state *st, const cJSON *root)
+{
+	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
+	const cJSON *devs = cJSON_GetObjectItemCaseSensitive(root, "devices");
+	const cJSON *d;
+
+	if (!cJSON_IsString(mode) || !cJSON_IsArray(devs))
+		return -EINVAL;
+	if (!strcmp(mode->valuestring, "shared"))
+		st->shared = true;
+	else if (strcmp(mode->valuestring, "exclusive"))
+		return -EINVAL;
+	cJSON_ArrayForEach(d, devs) {
+		if (st->n == RDMASIM_MAX_DEVS || parse_dev(&st->devs[st->n], d))
+			return -EINVAL;
+		st->n++;
+	}
+	return 0;
+}
+
+int rdmasim_load(const char *path, struct rdmasim_state *st)
+{
+	cJSON *root = NULL;
+	char *text;
+	int ret;
+
+	memset(st, 0, sizeof(*st));
+	text = read_all(path);
+	if (!text)
+		return -errno;
+	root = cJSON_Parse(text);
+	ret = root ? parse(st, root) : -EINVAL;
+	cJSON_Delete(root);
+	free(text);
+	return ret;
+}
+
+static cJSON *dev_json(const struct rdmasim_dev *d, unsigned long host)
+{
+	cJSON *o = cJSON_CreateObject();
+	char ns[32] = "host";
+
+	if (d->netns != host)
+		snprintf(ns, sizeof(ns), "%lu", d->netns);
+	if (!o || !cJSON_AddStringToObject(o, "name", d->name) ||
+	    !cJSON_AddNumberToObject(o, "index", d->index) ||
+	    !cJSON_AddStringToObject(o, "pci", d->pci) ||
+	    !cJSON_AddStringToObject(o, "ndev", d->ndev) ||
+	    !cJSON_AddNumberToObject(o, "ndev_index", d->ndev_index) ||
+	    !cJSON_AddStringToObject(o, "netns", ns)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+char *rdmasim_json(const struct rdmasim_state *st)
+{
+	unsigned long host = rdmasim_host_netns();
+	cJSON *root = cJSON_CreateObject();
+	cJSON *devs = cJSON_AddArrayToObject(root, "devices");
+	char *text = NULL;
+	int i;
+
+	if (!root || !devs ||
+	    !cJSON_AddStringToObject(root, "mode", st->shared ? "shared" : "exclusive"))
+		goto out;
+	for (i = 0; i < st->n; i++) {
+		cJSON *d = dev_json(&st->devs[i], host);
+
+		if (!d)
+			goto out;
+		cJSON_AddItemToArray(devs, d);
+	}
+	text = cJSON_Print(root);
+out:
+	cJSON_Delete(root);
+	return text;
+}
+
+static int write_all(int fd, const char *buf, size_t len)
+{
+	while (len) {
+		ssize_t n = write(fd, buf, len);
+
+		if (n < 0)
+			return -errno;
+		buf += n;
+		len -= n;
+	}
+	return 0;
+}
+
+int rdmasim_save(const char *path, const struct rdmasim_state *st)
+{
+	char tmp[PATH_MAX];
+	char *text;
+	int fd = -1, ret;
+
+	text = rdmasim_json(st);
+	if (!text)
+		return -ENOMEM;
+	ret = -ENAMETOOLONG;
+	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
+		goto out;
+	fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	if (fd < 0) {
+		ret = -errno;
+		goto out;
+	}
+	ret = write_all(fd, text, strlen(text));
+	if (!ret)
+		ret = write_all(fd, "\n", 1);
+	if (!ret && fsync(fd) < 0)
+		ret = -errno;
+	if (!ret && rename(tmp, path) < 0)
+		ret = -errno;
+out:
+	if (fd >= 0)
+		syscall(SYS_close, fd);
+	if (ret && fd >= 0)
+		unlink(tmp);
+	free(text);
+	return ret;
+}
+
+struct rdmasim_dev *rdmasim_find(struct rdmasim_state *st, uint32_t index)
+{
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->devs[i].index == index)
+			return &st->devs[i];
+	return NULL;
+}
+
+bool rdmasim_any_moved(const struct rdmasim_state *st)
+{
+	unsigned long host = rdmasim_host_netns();
+	int i;
+
+	for (i = 0; i < st->n; i++)
+		if (st->devs[i].netns != host)
+			return true;
+	return false;
+}

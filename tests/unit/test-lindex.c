@@ -1,0 +1,136 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for ipam/ippool/lindex.c: the sorted mmap'd address arrays of the local store. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "lindex.h"
+
+static char dir[64];
+static int dfd = -1;
+
+static void setup(void)
+{
+	snprintf(dir, sizeof(dir), "/tmp/test-lindex.XXXXXX");
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	dfd = open(dir, O_RDONLY | O_DIRECTORY);
+	ck_assert_int_ge(dfd, 0);
+}
+
+static void teardown(void)
+{
+	char cmd[128];
+
+	close(dfd);
+	snprintf(cmd, sizeof(cmd), "rm -rf %s", dir);
+	ck_assert_int_eq(system(cmd), 0);
+}
+
+static void assert_sorted(const struct lidx *x)
+{
+	for (size_t i = 1; i < lidx_len(x); i++)
+		ck_assert(x->a[i - 1] < x->a[i]);
+}
+
+/* Inserts in a scrambled order survive a reopen sorted and unique, across growth. */
+START_TEST(test_insert_reopen)
+{
+	struct lidx x;
+	const size_t n = 5000;
+
+	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), 0);
+	for (size_t i = 0; i < n; i++)
+		ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + (i * 7919) % n), 0);
+	ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + 3), -EEXIST);
+	lidx_close(&x);
+	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), 0);
+	ck_assert_uint_eq(lidx_len(&x), n);
+	assert_sorted(&x);
+	ck_assert(lidx_has(&x, ((pool_u128)1 << 100) + n - 1));
+	ck_assert(!lidx_has(&x, ((pool_u128)1 << 100) + n));
+	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), 0);
+	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), -ENOENT);
+	ck_assert_uint_eq(lidx_len(&x), n - 1);
+	assert_sorted(&x);
+	lidx_close(&x);
+}
+END_TEST
+
+/* A valid file with no room yet still takes inserts. */
+START_TEST(test_empty_file_grows)
+{
+	struct lidx x;
+	int fd = openat(dfd, "e.idx", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "ippoolx1\0\0\0\0\0\0\0\0", 16), 16);
+	close(fd);
+	ck_assert_int_eq(lidx_open(dfd, "e.idx", &x), 0);
+	ck_assert_int_eq(lidx_insert(&x, 42), 0);
+	ck_assert(lidx_has(&x, 42));
+	lidx_close(&x);
+}
+END_TEST
+
+START_TEST(test_write)
+{
+	pool_u128 a[] = { 1, 5, 9, (pool_u128)-2 };
+	struct lidx x;
+
+	ck_assert_int_eq(lidx_write(dfd, "w.idx", a, 4), 0);
+	ck_assert_int_eq(lidx_open(dfd, "w.idx", &x), 0);
+	ck_assert_uint_eq(lidx_len(&x), 4);
+	ck_assert(lidx_has(&x, (pool_u128)-2));
+	lidx_close(&x);
+	ck_assert_int_eq(lidx_write(dfd, "w.idx", a, 1), 0);
+	ck_assert_int_eq(lidx_open(dfd, "w.idx", &x), 0);
+	ck_assert_uint_eq(lidx_len(&x), 1);
+	lidx_close(&x);
+}
+END_TEST
+
+/* A file of the wrong shape is refused, not trusted. */
+static const struct {
+	const char *data;
+	size_t len;
+} bad[] = {
+	{ "garbage", 7 },
+	{ "ippoolx1\xff\xff\xff\xff\xff\xff\xff\xff", 16 },	/* count past capacity */
+	{ "notmagic\0\0\0\0\0\0\0\0", 16 },
+	{ "ippoolx1\0\0\0\0\0\0\0\0xyz", 19 },			/* torn entry */
+};
+
+START_TEST(test_bad_file)
+{
+	struct lidx x;
+	int fd = openat(dfd, "b.idx", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, bad[_i].data, bad[_i].len), (ssize_t)bad[_i].len);
+	close(fd);
+	ck_assert_int_eq(lidx_open(dfd, "b.idx", &x), -EBADMSG);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("lindex");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_test(tc, test_insert_reopen);
+	tcase_add_test(tc, test_empty_file_grows);
+	tcase_add_test(tc, test_write);
+	tcase_add_loop_test(tc, test_bad_file, 0, sizeof(bad) / sizeof(bad[0]));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}

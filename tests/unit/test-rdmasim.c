@@ -1,0 +1,668 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The RDMA netlink simulator against the uapi alone (raw libmnl sockets,
+ * hand-built requests), then the same flows through rdmanl. Runs with
+ * librdmasim.so preloaded; needs root for network namespaces. */
+#include <check.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include <linux/netlink.h>
+#include <net/if.h>
+#include <cjson/cJSON.h>
+#include <libmnl/libmnl.h>
+#include <rdma/rdma_netlink.h>
+#include "rdmanl.h"
+
+#define NLDEV(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
+#define BUF 8192
+
+static char dir[96], state[128], ns[48], ns_path[80], veth_a[IFNAMSIZ], veth_b[IFNAMSIZ];
+static int host_fd = -1, pod_fd = -1;
+static unsigned long pod_ino;
+
+__attribute__((format(printf, 1, 2)))
+static int sh(const char *fmt, ...)
+{
+	char cmd[512];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(cmd, sizeof(cmd), fmt, ap);
+	va_end(ap);
+	return system(cmd);
+}
+
+/* Every test's netns is "rsim<runner pid>-<test pid>" and holds one end of
+ * its veth pair, so deleting it removes the pair; the runner sweeps them and
+ * the run directory at the end, whatever the tests did. */
+static void sweep(pid_t runner, const char *run_dir)
+{
+	sh("ip netns list | awk '{print $1}' | grep '^rsim%d-' | xargs -r -n1 ip netns del; "
+	   "rm -rf %s", runner, run_dir);
+}
+
+/* One world per test: a pod netns, a veth pair standing in for two VF
+ * netdevs (the second already in the pod), two RDMA devices in the host,
+ * exclusive mode. */
+static void setup(void)
+{
+	const char *ctl = getenv("RDMASIM_CTL");
+	struct stat st;
+
+	ck_assert_ptr_nonnull(ctl);
+	ck_assert_int_lt(snprintf(dir, sizeof(dir), "%s/XXXXXX", getenv("RDMASIM_RUN_DIR")),
+			 (int)sizeof(dir));
+	ck_assert_ptr_nonnull(mkdtemp(dir));
+	snprintf(state, sizeof(state), "%s/state.json", dir);
+	snprintf(ns, sizeof(ns), "rsim%d-%d", getppid(), getpid());
+	snprintf(ns_path, sizeof(ns_path), "/run/netns/%s", ns);
+	snprintf(veth_a, sizeof(veth_a), "rsa%d", getpid());
+	snprintf(veth_b, sizeof(veth_b), "rsb%d", getpid());
+	setenv("RDMA_SIM_STATE", state, 1);
+	ck_assert_int_eq(sh("ip netns add %s", ns), 0);
+	ck_assert_int_eq(sh("ip link add %s type veth peer name %s", veth_a, veth_b), 0);
+	ck_assert_int_eq(sh("ip link set %s netns %s || ip link del %s", veth_b, ns, veth_a), 0);
+	ck_assert_int_eq(sh("%s init %s exclusive", ctl, state), 0);
+	ck_assert_int_eq(sh("%s add %s mlx5_2 3 0000:3b:00.2 %s", ctl, state, veth_a), 0);
+	ck_assert_int_eq(sh("%s add %s mlx5_3 4 0000:3b:00.3 lo", ctl, state), 0);
+	host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
+	pod_fd = open(ns_path, O_RDONLY | O_CLOEXEC);
+	ck_assert_int_ge(host_fd, 0);
+	ck_assert_int_ge(pod_fd, 0);
+	ck_assert_int_eq(fstat(pod_fd, &st), 0);
+	pod_ino = st.st_ino;
+}
+
+static void enter(int fd)
+{
+	ck_assert_int_eq(setns(fd, CLONE_NEWNET), 0);
+}
+
+__attribute__((format(printf, 1, 2)))
+static int ctl(const char *fmt, ...)
+{
+	char args[256];
+	va_list ap;
+
+	va_start(ap, fmt);
+	vsnprintf(args, sizeof(args), fmt, ap);
+	va_end(ap);
+	return sh("%s %s >/dev/null 2>&1", getenv("RDMASIM_CTL"), args);
+}
+
+/* The "netns" of device index in the state file. */
+static const char *dev_netns(uint32_t index)
+{
+	static char out[32];
+	const cJSON *d, *devs;
+	char buf[4096] = "";
+	cJSON *root;
+	FILE *f;
+
+	f = fopen(state, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
+	fclose(f);
+	root = cJSON_Parse(buf);
+	ck_assert_ptr_nonnull(root);
+	devs = cJSON_GetObjectItem(root, "devices");
+	out[0] = '\0';
+	cJSON_ArrayForEach(d, devs)
+		if (cJSON_GetObjectItem(d, "index")->valueint == (int)index)
+			snprintf(out, sizeof(out), "%s", cJSON_GetObjectItem(d, "netns")->valuestring);
+	cJSON_Delete(root);
+	return out;
+}
+
+static const char *pod_ino_str(void)
+{
+	static char s[32];
+
+	snprintf(s, sizeof(s), "%lu", pod_ino);
+	return s;
+}
+
+static struct mnl_socket *nl_open(bool ext_ack, bool cap_ack)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_RDMA);
+	int on = 1;
+
+	ck_assert_ptr_nonnull(nl);
+	if (ext_ack)
+		ck_assert_int_eq(mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &on, sizeof(on)), 0);
+	if (cap_ack)
+		ck_assert_int_eq(mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &on, sizeof(on)), 0);
+	ck_assert_int_eq(mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID), 0);
+	return nl;
+}
+
+static struct nlmsghdr *req(char *buf, uint16_t type, uint16_t flags, uint32_t seq)
+{
+	struct nlmsghdr *nlh;
+
+	memset(buf, 0, BUF);
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = type;
+	nlh->nlmsg_flags = flags;
+	nlh->nlmsg_seq = seq;
+	return nlh;
+}
+
+static void tx(struct mnl_socket *nl, const struct nlmsghdr *nlh)
+{
+	ck_assert_int_eq(mnl_socket_sendto(nl, nlh, nlh->nlmsg_len), (ssize_t)nlh->nlmsg_len);
+}
+
+static ssize_t rx(struct mnl_socket *nl, char *buf)
+{
+	ssize_t n = mnl_socket_recvfrom(nl, buf, BUF);
+
+	ck_assert_int_gt(n, 0);
+	return n;
+}
+
+static void rx_nothing(struct mnl_socket *nl)
+{
+	char buf[BUF];
+
+	ck_assert_int_lt(recv(mnl_socket_get_fd(nl), buf, sizeof(buf), MSG_DONTWAIT), 0);
+	ck_assert_int_eq(errno, EAGAIN);
+}
+
+static const struct nlmsgerr *as_err(const char *buf)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+
+	ck_assert_uint_eq(nlh->nlmsg_type, NLMSG_ERROR);
+	return mnl_nlmsg_get_payload(nlh);
+}
+
+struct extack {
+	const char *msg;
+	int has_offs;
+	uint32_t offs;
+};
+
+static int extack_cb(const struct nlattr *a, void *data)
+{
+	struct extack *e = data;
+
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_MSG)
+		e->msg = mnl_attr_get_str(a);
+	if (mnl_attr_get_type(a) == NLMSGERR_ATTR_OFFS) {
+		e->has_offs = 1;
+		e->offs = mnl_attr_get_u32(a);
+	}
+	return MNL_CB_OK;
+}
+
+static struct extack get_extack(const char *buf)
+{
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
+	struct extack x = { 0 };
+	size_t off = sizeof(*e);
+
+	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
+		off += e->msg.nlmsg_len - sizeof(e->msg);
+	if (nlh->nlmsg_flags & NLM_F_ACK_TLVS)
+		mnl_attr_parse(nlh, off, extack_cb, &x);
+	return x;
+}
+
+/* A doit request and its NLMSG_ERROR; returns the error. */
+static int request_err(struct mnl_socket *nl, struct nlmsghdr *nlh, char *reply)
+{
+	tx(nl, nlh);
+	rx(nl, reply);
+	return as_err(reply)->error;
+}
+
+static struct nlmsghdr *move_req(char *buf, uint32_t index, int fd)
+{
+	struct nlmsghdr *nlh = req(buf, NLDEV(RDMA_NLDEV_CMD_SET), NLM_F_REQUEST | NLM_F_ACK, 9);
+
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_DEV_INDEX, index);
+	mnl_attr_put_u32(nlh, RDMA_NLDEV_NET_NS_FD, (uint32_t)fd);
+	return nlh;
+}
+
+static int raw_move(uint32_t index, int fd)
+{
+	struct mnl_socket *nl = nl_open(false, true);
+	char buf[BUF], reply[BUF];
+	int ret;
+
+	ret = request_err(nl, move_req(buf, index, fd), reply);
+	mnl_socket_close(nl);
+	return ret;
+}
+
+/* The device indexes a GET dump shows from the current netns. */
+static int dump(uint32_t *idx, int max)
+{
+	struct mnl_socket *nl = nl_open(true, true);
+	char buf[BUF], reply[BUF];
+	const struct nlmsghdr *nlh;
+	int n = 0, done = 0;
+	ssize_t len;
+
+	tx(nl, req(buf, NLDEV(RDMA_NLDEV_CMD_GET), NLM_F_REQUEST | NLM_F_ACK | NLM_F_DUMP, 5));
+	while (!done) {
+		len = rx(nl, reply);
+		for (nlh = (void *)reply; mnl_nlmsg_ok(nlh, (int)len); nlh = mnl_nlmsg_next(nlh, (int *)&len)) {
+			ck_assert_uint_eq(nlh->nlmsg_seq, 5);
+			ck_assert(nlh->nlmsg_flags & NLM_F_MULTI);
+			if (nlh->nlmsg_type == NLMSG_DONE) {
+				done = 1;
+				break;
+			}
+			ck_assert_uint_eq(nlh->nlmsg_type, NLDEV(RDMA_NLDEV_CMD_GET));
+			ck_assert_int_lt(n, max);
+			idx[n++] = mnl_attr_get_u32(mnl_nlmsg_get_payload(nlh));
+		}
+	}
+	rx_nothing(nl);
+	mnl_socket_close(nl);
+	return n;
+}
+
+START_TEST(test_sys_get_layout)
+{
+	struct mnl_socket *nl = nl_open(true, true);
+	char buf[BUF], reply[BUF];
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)reply;
+	const struct nlattr *a;
+	int mode = -1;
+
+	tx(nl, req(buf, NLDEV(RDMA_NLDEV_CMD_SYS_GET), NLM_F_REQUEST | NLM_F_ACK, 77));
+	rx(nl, reply);
+	ck_assert_uint_eq(nlh->nlmsg_type, NLDEV(RDMA_NLDEV_CMD_SYS_GET));
+	ck_assert_uint_eq(nlh->nlmsg_seq, 77);
+	ck_assert_uint_eq(nlh->nlmsg_pid, mnl_socket_get_portid(nl));
+	ck_assert_uint_eq(nlh->nlmsg_flags, 0);
+	mnl_attr_for_each(a, nlh, 0)
+		if (mnl_attr_get_type(a) == RDMA_NLDEV_SYS_ATTR_NETNS_MODE) {
+			ck_assert_uint_eq(mnl_attr_get_payload_len(a), 1);
+			mode = mnl_attr_get_u8(a);
+		}
+	ck_assert_int_eq(mode, 0);
+	rx(nl, reply);
+	ck_assert_int_eq(as_err(reply)->error, 0);
+	ck_assert_uint_eq(as_err(reply)->msg.nlmsg_seq, 77);
+	ck_assert_uint_eq(nlh->nlmsg_seq, 77);
+	ck_assert(nlh->nlmsg_flags & NLM_F_CAPPED);
+	rx_nothing(nl);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+START_TEST(test_dump_layout)
+{
+	uint32_t idx[8];
+
+	ck_assert_int_eq(dump(idx, 8), 2);
+	ck_assert_uint_eq(idx[0], 3);
+	ck_assert_uint_eq(idx[1], 4);
+}
+END_TEST
+
+/* Doit replies then an ack; the reply to PORT_GET has the GET type. */
+START_TEST(test_port_get_layout)
+{
+	struct mnl_socket *nl = nl_open(true, true);
+	char buf[BUF], reply[BUF];
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)reply;
+	struct nlmsghdr *r;
+	struct rdmanl_dev dev;
+
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_PORT_GET), NLM_F_REQUEST | NLM_F_ACK, 8);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	tx(nl, r);
+	rx(nl, reply);
+	ck_assert_uint_eq(nlh->nlmsg_type, NLDEV(RDMA_NLDEV_CMD_GET));
+	ck_assert_int_eq(rdmanl_parse_dev(reply, &dev), 0);
+	ck_assert_str_eq(dev.name, "mlx5_2");
+	ck_assert_str_eq(dev.ndev_name, veth_a);
+	ck_assert_int_eq(dev.ndev_index, (int)if_nametoindex(veth_a));
+	rx(nl, reply);
+	ck_assert_int_eq(as_err(reply)->error, 0);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+struct err_case {
+	const char *name;
+	uint16_t op;
+	uint16_t flags;
+	uint32_t index;		/* 0: none */
+	bool short_index;
+	int error;
+	const char *extack;
+};
+
+static const struct err_case err_cases[] = {
+	{ "unknown index", RDMA_NLDEV_CMD_GET, 0, 99, false, -EINVAL, NULL },
+	{ "no index", RDMA_NLDEV_CMD_GET, 0, 0, false, -EINVAL, NULL },
+	{ "short u32", RDMA_NLDEV_CMD_GET, 0, 3, true, -EINVAL,
+	  "Attribute failed policy validation" },
+	{ "port without port index", RDMA_NLDEV_CMD_PORT_GET, 0, 3, false, -EINVAL, NULL },
+	{ "sys_get has no dump", RDMA_NLDEV_CMD_SYS_GET, NLM_F_DUMP, 0, false, -EINVAL, NULL },
+	{ "no such op", 8, 0, 0, false, -EINVAL, NULL },
+	{ "op past the end", RDMA_NLDEV_NUM_OPS, 0, 0, false, -EINVAL, NULL },
+	{ "not simulated", RDMA_NLDEV_CMD_RES_GET, 0, 3, false, -EOPNOTSUPP,
+	  "rdmasim: command not simulated" },
+	{ "set without netns", RDMA_NLDEV_CMD_SET, 0, 0, false, -EINVAL, NULL },
+};
+
+/* Errors as the kernel sends them, with and without NETLINK_CAP_ACK. */
+START_TEST(test_errors)
+{
+	const struct err_case *c = &err_cases[_i];
+	char buf[BUF], reply[BUF];
+	int cap;
+
+	for (cap = 0; cap < 2; cap++) {
+		struct mnl_socket *nl = nl_open(true, cap);
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)reply;
+		struct nlmsghdr *r = req(buf, NLDEV(c->op), NLM_F_REQUEST | c->flags, 31);
+		uint16_t two = 3;
+		struct extack x;
+
+		if (c->short_index)
+			mnl_attr_put(r, RDMA_NLDEV_ATTR_DEV_INDEX, sizeof(two), &two);
+		else if (c->index)
+			mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, c->index);
+		ck_assert_msg(request_err(nl, r, reply) == c->error, "%s", c->name);
+		ck_assert_uint_eq(nlh->nlmsg_seq, 31);
+		ck_assert_uint_eq(as_err(reply)->msg.nlmsg_type, NLDEV(c->op));
+		ck_assert_int_eq(!!(nlh->nlmsg_flags & NLM_F_CAPPED), cap);
+		if (!cap)
+			ck_assert_int_eq(memcmp(&as_err(reply)->msg, r, r->nlmsg_len), 0);
+		x = get_extack(reply);
+		if (c->extack)
+			ck_assert_str_eq(x.msg, c->extack);
+		else
+			ck_assert_ptr_null(x.msg);
+		if (c->short_index)
+			ck_assert_uint_eq(x.offs, MNL_NLMSG_HDRLEN);
+		rx_nothing(nl);
+		mnl_socket_close(nl);
+	}
+}
+END_TEST
+
+/* Without NETLINK_EXT_ACK there is no text; without NLM_F_REQUEST the
+ * message is only acked. */
+START_TEST(test_ack_options)
+{
+	struct mnl_socket *nl = nl_open(false, false);
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *r;
+
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_GET), NLM_F_REQUEST, 3);
+	mnl_attr_put(r, RDMA_NLDEV_ATTR_DEV_INDEX, 2, "ab");
+	ck_assert_int_eq(request_err(nl, r, reply), -EINVAL);
+	ck_assert(!(((struct nlmsghdr *)reply)->nlmsg_flags & NLM_F_ACK_TLVS));
+	ck_assert_int_eq(request_err(nl, req(buf, NLDEV(RDMA_NLDEV_CMD_SYS_GET), NLM_F_ACK, 4),
+				     reply), 0);
+	rx_nothing(nl);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+START_TEST(test_exclusive_visibility)
+{
+	uint32_t idx[8];
+	struct mnl_socket *nl;
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *r;
+
+	enter(pod_fd);
+	ck_assert_int_eq(dump(idx, 8), 0);
+	nl = nl_open(true, true);
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_GET), NLM_F_REQUEST | NLM_F_ACK, 1);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	ck_assert_int_eq(request_err(nl, r, reply), -EINVAL);
+	mnl_socket_close(nl);
+	enter(host_fd);
+	ck_assert_int_eq(dump(idx, 8), 2);
+}
+END_TEST
+
+START_TEST(test_shared_visibility)
+{
+	uint32_t idx[8];
+
+	ck_assert_int_eq(ctl("set-mode %s shared", state), 0);
+	enter(pod_fd);
+	ck_assert_int_eq(dump(idx, 8), 2);
+	ck_assert_int_eq(raw_move(3, host_fd), -EOPNOTSUPP);
+}
+END_TEST
+
+/* Host to pod and back, each issued from the netns the device is in; the
+ * netdev shows up in PORT_GET only where it is, under its name there. */
+START_TEST(test_move_round_trip)
+{
+	char buf[BUF], reply[BUF];
+	struct mnl_socket *nl;
+	struct nlmsghdr *r;
+	struct rdmanl_dev dev;
+	uint32_t idx[8];
+
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_str_eq(dev_netns(3), pod_ino_str());
+	ck_assert_str_eq(dev_netns(4), "host");
+	ck_assert_int_eq(dump(idx, 8), 1);
+	ck_assert_uint_eq(idx[0], 4);
+
+	ck_assert_int_eq(sh("ip link set %s netns %s name net1", veth_a, ns), 0);
+	enter(pod_fd);
+	ck_assert_int_eq(dump(idx, 8), 1);
+	ck_assert_uint_eq(idx[0], 3);
+	nl = nl_open(true, true);
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_PORT_GET), NLM_F_REQUEST, 2);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	tx(nl, r);
+	rx(nl, reply);
+	ck_assert_int_eq(rdmanl_parse_dev(reply, &dev), 0);
+	ck_assert_str_eq(dev.ndev_name, "net1");
+	ck_assert_int_eq(dev.ndev_index, (int)if_nametoindex("net1"));
+	mnl_socket_close(nl);
+
+	ck_assert_int_eq(raw_move(3, host_fd), 0);
+	ck_assert_str_eq(dev_netns(3), "host");
+	ck_assert_int_eq(dump(idx, 8), 0);
+}
+END_TEST
+
+/* The socket sees the device, but the thread sending is elsewhere. */
+START_TEST(test_move_wrong_thread_netns)
+{
+	struct mnl_socket *nl;
+	char buf[BUF], reply[BUF];
+
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	enter(pod_fd);
+	nl = nl_open(true, true);
+	enter(host_fd);
+	ck_assert_int_eq(request_err(nl, move_req(buf, 3, host_fd), reply), -ENODEV);
+	mnl_socket_close(nl);
+	ck_assert_str_eq(dev_netns(3), pod_ino_str());
+}
+END_TEST
+
+START_TEST(test_move_failures)
+{
+	int file = open(state, O_RDONLY | O_CLOEXEC);
+
+	ck_assert_int_ge(file, 0);
+	ck_assert_int_eq(raw_move(99, pod_fd), -EINVAL);
+	ck_assert_int_eq(raw_move(3, 1000), -EBADF);
+	ck_assert_int_eq(raw_move(3, file), -EINVAL);
+	ck_assert_int_eq(raw_move(3, host_fd), 0);
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_int_eq(raw_move(3, pod_fd), -EINVAL);
+	ck_assert_str_eq(dev_netns(3), pod_ino_str());
+	close(file);
+}
+END_TEST
+
+static int sys_set(uint8_t shared)
+{
+	struct mnl_socket *nl = nl_open(true, true);
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *r;
+	int ret;
+
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_SYS_SET), NLM_F_REQUEST | NLM_F_ACK, 6);
+	mnl_attr_put_u8(r, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, shared);
+	ret = request_err(nl, r, reply);
+	mnl_socket_close(nl);
+	return ret;
+}
+
+START_TEST(test_sys_set)
+{
+	ck_assert_int_eq(sys_set(2), -EINVAL);
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_int_eq(sys_set(1), -EBUSY);
+	ck_assert_int_eq(sys_set(0), 0);
+	ck_assert_int_ne(ctl("set-mode %s shared", state), 0);
+	enter(pod_fd);
+	ck_assert_int_eq(raw_move(3, host_fd), 0);
+	ck_assert_int_eq(sys_set(1), -EBUSY);
+	enter(host_fd);
+	ck_assert_int_eq(sys_set(1), 0);
+	ck_assert_int_eq(sys_set(0), 0);
+}
+END_TEST
+
+/* rdmasim-ctl refuses what it cannot model and does what the kernel does
+ * when a netns dies. */
+START_TEST(test_ctl)
+{
+	ck_assert_int_ne(ctl("add %s mlx5_9 9 0000:3b:00.9 nosuchdev0", state), 0);
+	ck_assert_int_ne(ctl("add %s mlx5_9 3 0000:3b:00.9 lo", state), 0);
+	ck_assert_int_ne(ctl("add %s mlx5_2 9 0000:3b:00.9 lo", state), 0);
+	ck_assert_int_ne(ctl("set-mode %s sharing", state), 0);
+	ck_assert_int_ne(ctl("init %s/new.json both", dir), 0);
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_int_eq(ctl("netns-gone %s %lu", state, pod_ino), 0);
+	ck_assert_str_eq(dev_netns(3), "host");
+	ck_assert_str_eq(dev_netns(9), "");
+}
+END_TEST
+
+/* The same flows through rdmanl. */
+START_TEST(test_rdmanl_flows)
+{
+	struct cni_err err = { 0 };
+	struct rdmanl_dev devs[RDMANL_MAX_DEVS], dev;
+	enum rdmanl_mode mode;
+	int n;
+
+	ck_assert_int_eq(rdmanl_get_mode(pod_fd, &mode, &err), 0);
+	ck_assert_int_eq(mode, RDMANL_MODE_EXCLUSIVE);
+	ck_assert_int_eq(rdmanl_dev_list(-1, devs, RDMANL_MAX_DEVS, &n, &err), 0);
+	ck_assert_int_eq(n, 2);
+	ck_assert_str_eq(devs[0].name, "mlx5_2");
+	ck_assert_str_eq(devs[0].ndev_name, veth_a);
+	ck_assert_int_eq(rdmanl_dev_list(pod_fd, devs, RDMANL_MAX_DEVS, &n, &err), 0);
+	ck_assert_int_eq(n, 0);
+	ck_assert_int_eq(rdmanl_dev_by_name(pod_fd, "mlx5_2", &dev, &err), -ENODEV);
+	ck_assert_int_eq(err.code, CNI_OK);
+
+	ck_assert_int_eq(rdmanl_dev_by_name(host_fd, "mlx5_2", &dev, &err), 0);
+	ck_assert_int_eq(rdmanl_dev_move(host_fd, dev.index, pod_fd, &err), 0);
+	ck_assert_int_eq(rdmanl_dev_by_name(pod_fd, "mlx5_2", &dev, &err), 0);
+	ck_assert_int_eq(dev.ndev_index, 0);
+	ck_assert_int_eq(rdmanl_dev_move(pod_fd, dev.index, host_fd, &err), 0);
+	ck_assert_int_eq(err.code, CNI_OK);
+	ck_assert_str_eq(dev_netns(3), "host");
+
+	ck_assert_int_eq(rdmanl_dev_move(pod_fd, 3, host_fd, &err), -EINVAL);
+	ck_assert_int_eq(err.code, CNI_ERR_RDMA_NETLINK);
+	ck_assert_str_eq(err.msg, "failed to move RDMA device 3: Invalid argument");
+
+	ck_assert_int_eq(ctl("set-mode %s shared", state), 0);
+	memset(&err, 0, sizeof(err));
+	ck_assert_int_eq(rdmanl_get_mode(-1, &mode, &err), 0);
+	ck_assert_int_eq(mode, RDMANL_MODE_SHARED);
+	ck_assert_int_eq(rdmanl_dev_move(host_fd, 3, pod_fd, &err), -EOPNOTSUPP);
+	ck_assert_int_eq(err.code, CNI_ERR_RDMA_NETLINK);
+}
+END_TEST
+
+/* The kernel's extack text reaches err details. */
+START_TEST(test_rdmanl_extack)
+{
+	struct cni_err err = { 0 };
+	struct rdmanl_dev dev;
+
+	ck_assert_int_eq(unlink(state), 0);
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_2", &dev, &err), -ENOENT);
+	ck_assert_int_eq(err.code, CNI_ERR_RDMA_NETLINK);
+	ck_assert_str_eq(err.details, "rdmasim: cannot load the state file");
+}
+END_TEST
+
+#define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
+
+int main(void)
+{
+	Suite *s = suite_create("rdmasim");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	char run_dir[] = "/tmp/rdmasim-XXXXXX";
+
+	if (geteuid() != 0) {
+		fprintf(stderr, "SKIP: needs root (network namespaces)\n");
+		return 77;
+	}
+	if (!getenv("LD_PRELOAD") || !strstr(getenv("LD_PRELOAD"), "librdmasim") ||
+	    !getenv("RDMASIM_CTL")) {
+		fprintf(stderr, "SKIP: run by meson (LD_PRELOAD=librdmasim.so, RDMASIM_CTL)\n");
+		return 77;
+	}
+	/* Only this process needs the simulator; ip, sh and rdmasim-ctl do not. */
+	unsetenv("LD_PRELOAD");
+	if (!mkdtemp(run_dir))
+		return 1;
+	setenv("RDMASIM_RUN_DIR", run_dir, 1);
+	tcase_add_checked_fixture(tc, setup, NULL);
+	tcase_add_test(tc, test_sys_get_layout);
+	tcase_add_test(tc, test_dump_layout);
+	tcase_add_test(tc, test_port_get_layout);
+	tcase_add_loop_test(tc, test_errors, 0, N(err_cases));
+	tcase_add_test(tc, test_ack_options);
+	tcase_add_test(tc, test_exclusive_visibility);
+	tcase_add_test(tc, test_shared_visibility);
+	tcase_add_test(tc, test_move_round_trip);
+	tcase_add_test(tc, test_move_wrong_thread_netns);
+	tcase_add_test(tc, test_move_failures);
+	tcase_add_test(tc, test_sys_set);
+	tcase_add_test(tc, test_ctl);
+	tcase_add_test(tc, test_rdmanl_flows);
+	tcase_add_test(tc, test_rdmanl_extack);
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	sweep(getpid(), run_dir);
+	return failed ? 1 : 0;
+}
