@@ -88,9 +88,11 @@ run_suite() {
 	count "$dir"
 }
 
+# The libFuzzer binaries (fuzz-*); the replay-* runners are meson tests already.
 fuzz_targets() {
 	meson introspect --targets "$1" | jq -r '.[]
-		| select(.type == "executable" and (.defined_in | test("/tests/fuzz/")))
+		| select(.type == "executable" and (.defined_in | test("/tests/fuzz/"))
+			and (.name | startswith("fuzz-")))
 		| .filename[0]'
 }
 

@@ -32,12 +32,18 @@ like "$(jout .msg)" "deviceType: netdevice" "the vfio-pci error says to use devi
 VF=0
 
 # VF settings a veth PF cannot take (it reports no VF info)
-for setting in '.vlan = 100' '.spoofchk = "off"' '.trust = "on"' '.link_state = "enable"' \
-	'.max_tx_rate = 100' '.vlan = 100 | .vlanProto = "802.1ad"'; do
-	key=$(jq -rn "{} | $setting | keys_unsorted[0]")
-	add_fails 104 "$key" "$setting refused by the PF" "$(conf 1.0.0 ".rdma = false | $setting")"
+while read -r text setting; do
+	add_fails 104 "$text" "$setting refused by the PF" "$(conf 1.0.0 ".rdma = false | $setting")"
 	like_any "$(jout .msg)" "$setting: the error names the VF or the PF" "$bdf" "$FX_PF"
-done
+done <<'EOF_SETTINGS'
+vlan .vlan = 100
+vlan .vlan = 100 | .vlanProto = "802.1ad"
+spoofchk .spoofchk = "off"
+trust .trust = "on"
+link_state .link_state = "enable"
+rate .max_tx_rate = 100
+rate .min_tx_rate = 10
+EOF_SETTINGS
 
 # failures after the VF has moved: everything is undone
 ip -n "$POD" link add "$IFNAME" type veth peer name "${IFNAME}p"

@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# sriov-rdma vs Debian's host-device: ADD+DEL cycles on one veth stand-in, with the floor and the kernel's move cost.
+# usage: tests/bench/sriov-rdma-bench.sh [BUILD_DIR] (default ./build); CYCLES=N (default 200).
+# Needs root. Prints a table; never fails on numbers. Only 192.0.2.0/24 inside its own netns is used.
+set -uo pipefail
+
+SRC=$(cd "$(dirname "$0")/../.." && pwd)
+export T_BUILD=${1:-$SRC/build}
+CYCLES=${CYCLES:-200}
+HOSTDEVICE=/usr/lib/cni/host-device
+HOSTLOCAL=/usr/lib/cni/host-local
+
+# The test harness gives the simulated NIC, the pod netns, fx_sync and cleanup.
+# shellcheck source-path=SCRIPTDIR source=../integration/lib.sh
+. "$SRC/tests/integration/lib.sh"
+T_DONE=1
+
+for bin in "$SRIOV_RDMA" "$HOSTDEVICE" "$HOSTLOCAL"; do
+	[ -x "$bin" ] || { echo "bench: $bin not found (build first)" >&2; exit 1; }
+done
+cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TMP/runner" "$SRC/tests/bench/runner.c" &&
+	cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$TMP/netns-move" "$SRC/tests/bench/netns-move.c" ||
+	exit 1
+
+# stats FILE: "wall_med wall_p99 cpu_med" in ms from lines "<wall_us> <cpu_us> <exit>".
+stats() {
+	local failed
+	failed=$(awk '$3 != 0' "$1" | wc -l)
+	[ "$failed" -eq 0 ] || echo "bench: $failed runs failed in $(basename "$1")" >&2
+	paste <(cut -d' ' -f1 "$1" | sort -n) <(cut -d' ' -f2 "$1" | sort -n) |
+		awk '{w[NR] = $1; c[NR] = $2}
+			END {m = int((NR + 1) / 2); p = int(NR * 0.99); if (p < 1) p = 1;
+			     printf "%.3f %.3f %.3f", w[m] / 1000, w[p] / 1000, c[m] / 1000}'
+}
+
+row() { # LABEL ADD-FILE [DEL-FILE]
+	local a d='- - -'
+	a=$(stats "$2")
+	[ -n "${3:-}" ] && d=$(stats "$3")
+	# shellcheck disable=SC2086
+	printf '%-34s | %8s %8s %8s | %8s %8s %8s\n' "$1" $a $d
+}
+
+# once VERB CONF-FILE PLUGIN OUT-FILE: one timed run (runner: wall + child rusage).
+once() {
+	CNI_COMMAND=$1 "$TMP/runner" 1 "$CID" "$2" "$3" >>"$4" || exit 1
+}
+
+# cycles TAG PLUGIN CONF SYNC(yes|no): CYCLES ADD+DEL pairs of the same attachment.
+cycles() {
+	local tag=$1 plugin=$2 i
+	printf '%s\n' "$3" >"$TMP/$tag.json"
+	: >"$TMP/$tag.add"
+	: >"$TMP/$tag.del"
+	for ((i = 0; i < CYCLES; i++)); do
+		[ "$4" = yes ] && fx_sync
+		once ADD "$TMP/$tag.json" "$plugin" "$TMP/$tag.add"
+		[ "$4" = yes ] && fx_sync
+		once DEL "$TMP/$tag.json" "$plugin" "$TMP/$tag.del"
+	done
+	# runner appends the containerID index; these runs all used "${CID}0".
+}
+
+fx_setup --vfs 1
+pod_new
+vf=${FX_VF_IF[0]}
+export CNI_NETNS=$NETNS CNI_IFNAME=$IFNAME CNI_PATH
+CNI_PATH=$(cni_path)
+hostlocal=$(jq -nc --arg d "$TMP/ipam" \
+	'{type: "host-local", ranges: [[{subnet: "192.0.2.0/24"}]], dataDir: $d}')
+
+"$TMP/runner" "$CYCLES" x /dev/null /bin/true >"$TMP/floor" || exit 1
+"$TMP/netns-move" "$CYCLES" "$vf" "$NETNS" >"$TMP/moves" || exit 1
+awk 'NR % 2 == 1' "$TMP/moves" >"$TMP/move.in"
+awk 'NR % 2 == 0' "$TMP/moves" >"$TMP/move.out"
+
+cycles host-local "$HOSTLOCAL" "$(jq -nc --argjson i "$hostlocal" \
+	'{cniVersion: "1.0.0", name: "bench", type: "host-local", ipam: $i}')" no
+cycles host-device "$HOSTDEVICE" "$(jq -nc --argjson i "$hostlocal" --arg dev "$vf" \
+	'{cniVersion: "1.0.0", name: "bench", type: "host-device", device: $dev, ipam: $i}')" no
+base=$(jq -nc --argjson i "$hostlocal" --arg bdf "${FX_VF_BDF[0]}" --arg d "$TMP/state" \
+	'{cniVersion: "1.0.0", name: "bench", type: "sriov-rdma", deviceID: $bdf, dataDir: $d, ipam: $i}')
+cycles sriov-rdma "$SRIOV_RDMA" "$(jq -c '.rdma = false' <<<"$base")" yes
+LD_PRELOAD=$RDMASIM_LIB cycles sriov-rdma-sim "$SRIOV_RDMA" "$(jq -c '.rdma = true' <<<"$base")" yes
+
+printf '# %s, kernel %s, %s x%d, %d cycles, CNI 1.0.0, DEL without prevResult\n' \
+	"$(date -u +%Y-%m-%dT%H:%MZ)" "$(uname -r)" \
+	"$(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | sed 's/^ //')" "$(nproc)" "$CYCLES"
+printf '%-34s | %26s | %26s\n' "" "ADD (ms)" "DEL (ms)"
+printf '%-34s | %8s %8s %8s | %8s %8s %8s\n' "" "wall med" "p99" "cpu med" "wall med" "p99" "cpu med"
+row "floor: fork/exec /bin/true" "$TMP/floor"
+row "kernel: RTM_NEWLINK netns move" "$TMP/move.in" "$TMP/move.out"
+row "host-local alone (Go)" "$TMP/host-local.add" "$TMP/host-local.del"
+row "host-device + host-local (Go)" "$TMP/host-device.add" "$TMP/host-device.del"
+row "sriov-rdma rdma:false + host-local" "$TMP/sriov-rdma.add" "$TMP/sriov-rdma.del"
+row "sriov-rdma rdma:true (simulated)" "$TMP/sriov-rdma-sim.add" "$TMP/sriov-rdma-sim.del"
+
+read -r _ _ cpu_sr <<<"$(stats "$TMP/sriov-rdma.add")"
+read -r _ _ cpu_hl <<<"$(stats "$TMP/host-local.add")"
+read -r wall_sr _ _ <<<"$(stats "$TMP/sriov-rdma.add")"
+read -r wall_hd _ _ <<<"$(stats "$TMP/host-device.add")"
+awk -v s="$cpu_sr" -v h="$cpu_hl" -v ws="$wall_sr" -v wh="$wall_hd" 'BEGIN {
+	printf "sriov-rdma own CPU per ADD (minus host-local): %.3f ms (target <= 1.5 ms)\n", s - h
+	printf "sriov-rdma / host-device wall per ADD: %.2fx (target <= 0.75x)\n", ws / wh }'

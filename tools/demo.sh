@@ -1,0 +1,72 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# Demo: builds, then ADD / CHECK / DEL of sriov-rdma on a simulated RDMA VF in a throwaway pod netns.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+if [ "$(id -u)" -ne 0 ]; then
+	echo "demo: run as root: it creates network namespaces and links" >&2
+	exit 1
+fi
+bash tools/deps.sh
+[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null
+meson compile -C build >/dev/null
+
+# The test harness provides the simulated NIC (veth stand-ins, fake sysfs,
+# RDMA simulator), the pod netns, the plugin runner and the cleanup on exit.
+export T_BUILD=$PWD/build
+# shellcheck source-path=SCRIPTDIR source=../tests/integration/lib.sh
+. tests/integration/lib.sh
+T_DONE=1
+set +e
+
+step() { printf '\n\033[1m== %s\033[0m\n' "$*"; }
+
+# show VERB: the plugin's answer to the last run.
+show() {
+	if [ -n "$OUT" ]; then
+		jq . <<<"$OUT"
+	fi
+	echo "(exit $RC)"
+	[ "$RC" -eq 0 ] || { echo "demo: $1 failed" >&2; cat "$TMP/stderr" >&2; exit 1; }
+}
+
+[ -x "$IPPOOL" ] && IPAM=ippool
+fx_setup --vfs 2
+pod_new
+VF=0
+c=$(conf 1.0.0)
+
+step "simulated node"
+echo "PF ${FX_PF} (${FX_PF_BDF}), VF 0 ${FX_VF_IF[0]} (${FX_VF_BDF[0]}) with RDMA device ${FX_VF_RDMA[0]}"
+echo "pod netns $NETNS, IPAM $IPAM"
+echo "config:"
+jq . <<<"$c"
+
+step "ADD"
+cni ADD "$c"
+show ADD
+c=$(with_prev "$c" "$OUT")
+
+step "ip addr inside the pod"
+ip -n "$POD" addr show
+
+step "RDMA devices seen from the pod"
+rdma_cmd "$POD" dev show
+step "RDMA devices seen from the host"
+rdma_cmd "" dev show
+
+step "CHECK"
+cni CHECK "$c"
+show CHECK
+
+step "DEL"
+cni DEL "$c"
+show DEL
+
+step "host after DEL"
+ip link show dev "${FX_VF_IF[0]}"
+rdma_cmd "" dev show
+echo "IPAM reservations for $CID: $(ipam_holds "$CID" && echo yes || echo none)"
+echo
+echo "demo done; cleaning up"
