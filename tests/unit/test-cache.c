@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for cache.c: modes, atomic replace, names confined to the dir, symlinks, locks. */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "cache.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -261,13 +261,8 @@ START_TEST(test_lock_is_exclusive)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("cache");
-	TCase *tc = tcase_create("cache");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_mkdir_parents);
 	tcase_add_test(tc, test_mkdir_over_file);
@@ -282,10 +277,9 @@ int main(void)
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_lock_timeout);
 	tcase_add_test(tc, test_lock_is_exclusive);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("cache", add_tests);
 }

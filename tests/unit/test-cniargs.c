@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for cniargs.c: libcni's pair syntax, IgnoreUnknown, value limits. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cniargs.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -92,20 +92,14 @@ START_TEST(test_value_length)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("cniargs");
-	TCase *tc = tcase_create("cniargs");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_parse, 0, N(cases));
 	tcase_add_test(tc, test_all_keys);
 	tcase_add_loop_test(tc, test_value_length, 0, N(lengths));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("cniargs", add_tests);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests of the sriov-rdma config: every key, its defaults, its refusals. */
-#include <check.h>
 #include <string.h>
 #include <linux/if_ether.h>
 
 #include "conf.h"
+#include "unit.h"
 
 #define HEAD "{\"cniVersion\":\"1.0.0\",\"name\":\"rdma-net\",\"type\":\"sriov-rdma\","
 
@@ -166,23 +166,17 @@ START_TEST(mac_parse)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("conf");
-	TCase *tc = tcase_create("conf");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, refuses_bad_config, 0, sizeof(bad_cases) / sizeof(bad_cases[0]));
 	tcase_add_test(tc, defaults);
 	tcase_add_test(tc, every_sriov_cni_key);
 	tcase_add_loop_test(tc, precedence, 0, sizeof(precedence_cases) / sizeof(precedence_cases[0]));
 	tcase_add_test(tc, gc_needs_no_device);
 	tcase_add_test(tc, mac_parse);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("conf", add_tests);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for env.c: required variables per command, id/ifname syntax, version gates. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "env.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -176,22 +176,16 @@ START_TEST(test_cmd_name_range)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("env");
-	TCase *tc = tcase_create("env");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_read, 0, N(reads));
 	tcase_add_loop_test(tc, test_id, 0, N(ids));
 	tcase_add_loop_test(tc, test_ifname, 0, N(ifnames));
 	tcase_add_loop_test(tc, test_version_gate, 0, N(gates));
 	tcase_add_test(tc, test_cmd_name_range);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("env", add_tests);
 }

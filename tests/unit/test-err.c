@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for err.c: first error wins, wrapping, details, the error JSON. */
-#include <check.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "err.h"
+#include "unit.h"
 
 START_TEST(test_first_error_wins)
 {
@@ -106,13 +106,8 @@ START_TEST(test_json)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("err");
-	TCase *tc = tcase_create("err");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, test_first_error_wins);
 	tcase_add_test(tc, test_null_err_is_harmless);
 	tcase_add_loop_test(tc, test_wrap, 0, sizeof(wraps) / sizeof(wraps[0]));
@@ -120,10 +115,9 @@ int main(void)
 	tcase_add_test(tc, test_details_append);
 	tcase_add_test(tc, test_details_overflow);
 	tcase_add_loop_test(tc, test_json, 0, sizeof(jsons) / sizeof(jsons[0]));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("err", add_tests);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for ipaddr.c: parsing, strict prefix lengths, formatting, equality. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/socket.h>
 #include "ipaddr.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -123,21 +123,15 @@ START_TEST(test_unset)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("ipaddr");
-	TCase *tc = tcase_create("ipaddr");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_addr, 0, N(addrs));
 	tcase_add_loop_test(tc, test_prefix, 0, N(prefixes));
 	tcase_add_loop_test(tc, test_equal, 0, N(equals));
 	tcase_add_test(tc, test_unset);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("ipaddr", add_tests);
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for ipamexec.c: fake /bin/sh IPAM plugins in a temp CNI_PATH. */
-#include <check.h>
 #include <dirent.h>
 #include <errno.h>
 #include <stdio.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "ipamexec.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -219,23 +219,17 @@ START_TEST(test_no_cni_path)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("ipamexec");
-	TCase *tc = tcase_create("ipamexec");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_run, 0, N(runs));
 	tcase_add_test(tc, test_what_the_plugin_sees);
 	tcase_add_test(tc, test_large_config_unread);
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_no_cni_path);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("ipamexec", add_tests);
 }

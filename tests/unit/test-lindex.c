@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for ipam/ippool/lindex.c: the sorted mmap'd address arrays of the local store. */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "lindex.h"
+#include "unit.h"
 
 static char dir[64];
 static int dfd = -1;
@@ -115,22 +115,16 @@ START_TEST(test_bad_file)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("lindex");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_insert_reopen);
 	tcase_add_test(tc, test_empty_file_grows);
 	tcase_add_test(tc, test_write);
 	tcase_add_loop_test(tc, test_bad_file, 0, sizeof(bad) / sizeof(bad[0]));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("lindex", add_tests);
 }

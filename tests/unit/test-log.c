@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for log.c: levels, file output (mode, append), line format, fallback to stderr. */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "log.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -172,13 +172,8 @@ START_TEST(test_long_line)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("log");
-	TCase *tc = tcase_create("log");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_levels, 0, N(levels));
 	tcase_add_test(tc, test_line_format);
@@ -186,10 +181,9 @@ int main(void)
 	tcase_add_test(tc, test_bad_level);
 	tcase_add_loop_test(tc, test_fallback_to_stderr, 0, N(fallbacks));
 	tcase_add_test(tc, test_long_line);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("log", add_tests);
 }

@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for netconf.c: common keys, prevResult, valid-attachments, typed getters. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "netconf.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -257,13 +257,8 @@ START_TEST(test_get_int)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("netconf");
-	TCase *tc = tcase_create("netconf");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_parse, 0, N(parses));
 	tcase_add_test(tc, test_full);
 	tcase_add_test(tc, test_empty_attachments);
@@ -272,10 +267,9 @@ int main(void)
 	tcase_add_test(tc, test_get_string);
 	tcase_add_test(tc, test_get_bool);
 	tcase_add_loop_test(tc, test_get_int, 0, N(ints));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("netconf", add_tests);
 }

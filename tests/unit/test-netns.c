@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* netns: only network namespaces open; entering one is seen by the kernel. */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -11,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "netns.h"
+#include "unit.h"
 
 static char dir[PATH_MAX], file[PATH_MAX];
 
@@ -117,13 +117,8 @@ START_TEST(test_enter)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("netns");
-	TCase *tc = tcase_create("netns");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_open, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_test(tc, test_current_inode);
@@ -131,10 +126,9 @@ int main(void)
 		tcase_add_test(tc, test_enter);
 	else
 		printf("note: not root, netns enter case not registered\n");
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("netns", add_tests);
 }

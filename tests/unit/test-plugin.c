@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for plugin.c: plugin_main over fake verbs, stdin from a file, stdout captured. */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -8,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "plugin.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -162,20 +162,14 @@ START_TEST(test_stdin_limit)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("plugin");
-	TCase *tc = tcase_create("plugin");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_main, 0, N(runs));
 	tcase_add_loop_test(tc, test_stdin_limit, 0, N(sizes));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("plugin", add_tests);
 }

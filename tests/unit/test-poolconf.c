@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for ipam/ippool/conf.c: whereabouts keys, the file fallback, requests, the result. */
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "conf.h"
 #include "ipaddr.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -243,23 +243,17 @@ START_TEST(test_result)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("poolconf");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_parse, 0, N(parses));
 	tcase_add_test(tc, test_defaults_and_keys);
 	tcase_add_test(tc, test_file_fallback);
 	tcase_add_test(tc, test_gateways);
 	tcase_add_loop_test(tc, test_want, 0, N(wants));
 	tcase_add_test(tc, test_result);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("poolconf", add_tests);
 }

@@ -1,11 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for ipam/ippool/range.c: parsing, usable bounds, exclusions, clipping, lowest free. */
-#include <check.h>
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "range.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -304,23 +304,17 @@ START_TEST(test_contains)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("range");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_build, 0, N(builds));
 	tcase_add_loop_test(tc, test_pool_id, 0, N(ids));
 	tcase_add_loop_test(tc, test_first_free, 0, N(frees));
 	tcase_add_test(tc, test_first_free_long_run);
 	tcase_add_loop_test(tc, test_prefix_parse, 0, N(prefixes));
 	tcase_add_loop_test(tc, test_contains, 0, N(contains));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("range", add_tests);
 }

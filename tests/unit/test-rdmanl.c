@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for rdmanl: request encoders read back with libmnl, reply
  * parsers on hand-built kernel replies, and the no-RDMA-kernel error. */
-#include <check.h>
 #include <errno.h>
 #include <string.h>
 #include <sys/socket.h>
@@ -10,6 +9,7 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 #include "rdmanl.h"
+#include "unit.h"
 
 #define NLDEV(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
 #define MAX_ATTRS 4
@@ -276,23 +276,17 @@ END_TEST
 
 #define N(a) ((int)(sizeof(a) / sizeof((a)[0])))
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("rdmanl");
-	TCase *tc = tcase_create("core");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_encode, 0, N(enc_cases));
 	tcase_add_loop_test(tc, test_encode_too_small, 0, N(enc_cases));
 	tcase_add_test(tc, test_encode_bad_fd);
 	tcase_add_loop_test(tc, test_parse_dev, 0, N(dev_cases));
 	tcase_add_loop_test(tc, test_parse_mode, 0, N(mode_cases));
 	tcase_add_test(tc, test_no_rdma_kernel);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("rdmanl", add_tests);
 }

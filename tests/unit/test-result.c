@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for result.c: every version in, every version out, each malformed field refused. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 #include "result.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -209,22 +209,16 @@ START_TEST(test_add_iface)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("result");
-	TCase *tc = tcase_create("result");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_print, 0, N(prints));
 	tcase_add_test(tc, test_parsed_values);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_too_long);
 	tcase_add_test(tc, test_add_iface);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("result", add_tests);
 }

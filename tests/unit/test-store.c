@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The store contract of ipam/ippool/store.h, checked on each backend that can run here (local). */
-#include <check.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -9,6 +8,7 @@
 #include <unistd.h>
 #include "range.h"
 #include "store.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -276,13 +276,8 @@ START_TEST(test_unknown_backend)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("store");
-	TCase *tc = tcase_create("local");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_test(tc, test_lowest_and_idempotent);
 	tcase_add_test(tc, test_all_or_nothing);
@@ -294,10 +289,9 @@ int main(void)
 	tcase_add_loop_test(tc, test_rebuild, 0, N(damages));
 	tcase_add_test(tc, test_status_and_bad_key);
 	tcase_add_test(tc, test_unknown_backend);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? 1 : 0;
+}
+
+int main(void)
+{
+	return unit_run("store", add_tests);
 }

@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* sysfs: VF and SF facts read from fake trees in the real /sys layout. */
-#include <check.h>
 #include <errno.h>
 #include <ftw.h>
 #include <limits.h>
@@ -10,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "sysfs.h"
+#include "unit.h"
 
 static char root[PATH_MAX];
 
@@ -232,21 +232,15 @@ START_TEST(test_root)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("sysfs");
-	TCase *tc = tcase_create("sysfs");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_read, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_names, 0, sizeof(names) / sizeof(names[0]));
 	tcase_add_test(tc, test_root);
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("sysfs", add_tests);
 }

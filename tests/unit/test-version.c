@@ -1,10 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests for version.c: names both ways and the VERSION answer. */
-#include <check.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <cjson/cJSON.h>
 #include "version.h"
+#include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
@@ -61,21 +61,15 @@ START_TEST(test_info)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("version");
-	TCase *tc = tcase_create("version");
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_known, 0, N(known));
 	tcase_add_loop_test(tc, test_unknown, 0, N(unknown));
 	tcase_add_test(tc, test_str_out_of_range);
 	tcase_add_loop_test(tc, test_info, 0, N(infos));
-	suite_add_tcase(s, tc);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+int main(void)
+{
+	return unit_run("version", add_tests);
 }
