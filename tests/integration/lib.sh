@@ -499,7 +499,7 @@ cni() {
 	shift 2
 	fx_sync
 	[ -f "$RDMASIM_LIB" ] && preload=$RDMASIM_LIB
-	T_LAST="$verb $conf $* (CNI_CONTAINERID=${CID:-} CNI_NETNS=${NETNS:-} CNI_IFNAME=$IFNAME)"
+	T_LAST="$verb $conf (CNI_CONTAINERID=${CID:-} CNI_NETNS=${NETNS:-} CNI_IFNAME=$IFNAME${*:+, then $*})"
 	OUT=$(env CNI_COMMAND="$verb" CNI_CONTAINERID="${CID:-}" CNI_NETNS="${NETNS:-}" \
 		CNI_IFNAME="$IFNAME" CNI_PATH="$(cni_path)" \
 		CNI_ARGS="IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=${POD:-none}" \
