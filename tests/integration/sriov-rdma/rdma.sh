@@ -54,7 +54,7 @@ if is "$RC" 0 "ADD for the CHECK case"; then
 	c=$(with_prev "$c" "$OUT")
 	cni CHECK "$c"
 	is "$RC" 0 "CHECK passes with the RDMA device in the pod"
-	rdma_move_by_hand mlx5_1 "$POD" "$(host_netns)"
+	rdma_move_by_hand mlx5_1 "$POD" ""
 	cni CHECK "$c"
 	ok "CHECK fails once mlx5_1 is moved back to the host by hand" test "$RC" -ne 0
 	cni DEL "$c"
