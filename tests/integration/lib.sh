@@ -550,11 +550,11 @@ pod_die() {
 		l=$(vf_link "$i" "$pns")
 		[ -n "$l" ] || continue
 		name=$(link_field "$l" .ifname)
-		if ip link show dev "$name" >/dev/null 2>&1; then
+		if ! ip -n "$pns" link set dev "$name" netns $$ 2>/dev/null; then
 			ip -n "$pns" link set dev "$name" name "dev${FX_VF_IDX[i]}" || return
 			name=dev${FX_VF_IDX[i]}
+			ip -n "$pns" link set dev "$name" netns $$ || return
 		fi
-		ip -n "$pns" link set dev "$name" netns $$ || return
 		ip link set dev "$name" down || return
 	done
 	sim_netns_gone "$(netns_inode "$pns")" || return
@@ -578,6 +578,14 @@ vf_to_pod() {
 	ip link set dev "${FX_VF_IF[$1]}" netns "$2" &&
 		ip -n "$2" link set dev "${FX_VF_IF[$1]}" name "$3" &&
 		ip -n "$2" link set dev "$3" up
+}
+
+# vf_from_pod I NETNS-NAME IFNAME: sriov-cni's DEL: down, its host name back
+# (renamed in the pod, so no host name can clash), into the host.
+vf_from_pod() {
+	ip -n "$2" link set dev "$3" down &&
+		ip -n "$2" link set dev "$3" name "${FX_VF_IF[$1]}" &&
+		ip -n "$2" link set dev "${FX_VF_IF[$1]}" netns $$
 }
 
 # ---- assertions shared by the tests ----------------------------------------

@@ -91,9 +91,7 @@ cni DEL "$c"
 is "$RC" 0 "chained DEL succeeds"
 is "$(rdma_visible "")" "mlx5_0 mlx5_1 mlx5_2" "chained DEL returns the RDMA device to the host"
 is "$(link_field "$(vf_link 1 "$POD")" .ifname)" net1 "chained DEL leaves the netdev to sriov-cni"
-ip -n "$POD" link set dev net1 down
-ip -n "$POD" link set dev net1 netns $$
-ip link set dev net1 name "${FX_VF_IF[1]}"
+vf_from_pod 1 "$POD" net1
 is "$(host_state)" "$before" "after sriov-cni's DEL the host is as before"
 VF=0
 
