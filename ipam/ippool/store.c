@@ -6,6 +6,7 @@
 
 static const struct pool_store_ops *const backends[] = {
 	&pool_store_local,
+	&pool_store_etcd,
 };
 
 int pool_store_open(const char *name, const struct pool_store_cfg *cfg,

@@ -1,0 +1,1215 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The etcd backend of the ippool store: optimistic transactions, no lock. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include <sys/socket.h>
+#include "etcd.h"
+#include "log.h"
+#include "range.h"
+#include "store.h"
+
+/*
+ * Layout under the prefix P (docs/etcd.md):
+ *   P/o/<containerID>/<ifname>        the lease of one attachment (JSON)
+ *   P/n/<net>/v4/<8 hex>              an address held, shared scope (IPv4)
+ *   P/n/<net>/v6/<32 hex>             the same for IPv6
+ *   P/n/<net>/p/<pool>/<hex>          an address held, pool scope
+ *                                     (enable_overlapping_ranges false)
+ *   P/i/<net>/<pool>                  pool info and its cursor (JSON)
+ * <net> is network_name or "_" when unset; <pool> is the pool id with '/'
+ * as '_'. Fixed-width hex makes key order address order, so the lowest free
+ * address is found by a range read from the cursor, which marks the lowest
+ * address that may be free: everything below it in span is held or skipped.
+ * Every release touches the info of each pool whose span holds the address,
+ * so a reserve that moves the cursor past an address fails its compare if
+ * that address was freed meanwhile.
+ */
+
+#define KEY_MAX 1024
+#define PAGE 64
+#define LIST_PAGE 500
+
+struct estore {
+	struct pool_store base;
+	struct etcd_conf conf;
+	struct etcd *e;
+	long hold_seconds;
+	unsigned int seed;
+};
+
+static void esc(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	snprintf(out, size, "%s", *in ? in : "_");
+	for (i = 0; out[i]; i++)
+		if (out[i] == '/')
+			out[i] = '_';
+}
+
+static void owner_key(const struct estore *s, const struct pool_key *k, char *out)
+{
+	snprintf(out, KEY_MAX, "%s/o/%s/%s", s->conf.prefix, k->containerid, k->ifname);
+}
+
+static void info_key(const struct estore *s, const char *net, const char *pool, char *out)
+{
+	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
+
+	esc(net, n, sizeof(n));
+	esc(pool, p, sizeof(p));
+	snprintf(out, KEY_MAX, "%s/i/%s/%s", s->conf.prefix, n, p);
+}
+
+/* The directory of a range's uniqueness scope, ending in '/'. */
+static void scope_dir(const struct estore *s, const struct pool_range *r, char *out)
+{
+	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
+
+	esc(r->network, n, sizeof(n));
+	esc(r->pool, p, sizeof(p));
+	if (r->shared)
+		snprintf(out, KEY_MAX, "%s/n/%s/v%d/", s->conf.prefix, n,
+			 r->family == AF_INET ? 4 : 6);
+	else
+		snprintf(out, KEY_MAX, "%s/n/%s/p/%s/", s->conf.prefix, n, p);
+}
+
+static int hex_width(int family)
+{
+	return family == AF_INET ? 8 : 32;
+}
+
+static void hex_format(int family, pool_u128 a, char *out)
+{
+	int w = hex_width(family), i;
+
+	for (i = w - 1; i >= 0; i--, a >>= 4)
+		out[i] = "0123456789abcdef"[a & 15];
+	out[w] = '\0';
+}
+
+static int hex_parse(const char *s, int family, pool_u128 *out)
+{
+	int w = hex_width(family), i;
+
+	*out = 0;
+	if ((int)strlen(s) != w)
+		return -EINVAL;
+	for (i = 0; i < w; i++) {
+		const char *d = strchr("0123456789abcdef", s[i]);
+
+		if (!d || !s[i])
+			return -EINVAL;
+		*out = *out << 4 | (pool_u128)(d - "0123456789abcdef");
+	}
+	return 0;
+}
+
+static void addr_key(const char *dir, int family, pool_u128 a, char *out)
+{
+	/* Directories stay under KEY_MAX - 33 (prefix, name and id limits). */
+	size_t n = strnlen(dir, KEY_MAX - 33);
+
+	memcpy(out, dir, n);
+	hex_format(family, a, out + n);
+}
+
+static int oom(struct cni_err *err)
+{
+	cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
+	return -ENOMEM;
+}
+
+static int corrupt(struct cni_err *err, const char *key)
+{
+	cni_err_set(err, CNI_ERR_STORE, "etcd store: corrupt value at key %s", key);
+	return -EIO;
+}
+
+/* The value of an address key: who holds it, or until when it is on hold. */
+static char *addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
+			int64_t hold_until)
+{
+	cJSON *o = cJSON_CreateObject();
+	char text[64];
+	char *s = NULL;
+	bool ok;
+
+	pool_addr_format(family, a, text, sizeof(text));
+	ok = o && cJSON_AddStringToObject(o, "address", text) &&
+	     cJSON_AddStringToObject(o, "pool", pool);
+	if (ok && k)
+		ok = cJSON_AddStringToObject(o, "containerID", k->containerid) &&
+		     cJSON_AddStringToObject(o, "ifname", k->ifname);
+	else if (ok)
+		ok = cJSON_AddNumberToObject(o, "holdUntil", (double)hold_until);
+	if (ok)
+		s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* Whether an address key's value blocks allocation now (a holder, or a hold
+ * that has not run out). */
+static bool value_blocks(const char *value, int64_t now)
+{
+	cJSON *o = cJSON_Parse(value);
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "holdUntil");
+	bool blocks = !cJSON_IsNumber(h) || (int64_t)h->valuedouble > now;
+
+	cJSON_Delete(o);
+	return blocks;
+}
+
+static bool value_held_by(const char *value, const struct pool_key *k)
+{
+	cJSON *o = cJSON_Parse(value);
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
+	const char *ifn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "ifname"));
+	bool held = id && ifn && !strcmp(id, k->containerid) && !strcmp(ifn, k->ifname);
+
+	cJSON_Delete(o);
+	return held;
+}
+
+static char *print_free(cJSON *o)
+{
+	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	return s;
+}
+
+/* Lease JSON: owner metadata and, per address, the key that holds it. */
+static char *lease_value(const struct pool_lease *l, char keys[][KEY_MAX])
+{
+	cJSON *o = cJSON_CreateObject(), *arr, *a;
+	const struct pool_owner *w = &l->owner;
+	char text[64];
+	int i;
+	bool ok = o && cJSON_AddStringToObject(o, "containerID", w->key.containerid) &&
+		  cJSON_AddStringToObject(o, "ifname", w->key.ifname) &&
+		  cJSON_AddStringToObject(o, "podNamespace", w->pod_namespace) &&
+		  cJSON_AddStringToObject(o, "podName", w->pod_name) &&
+		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
+		  cJSON_AddNumberToObject(o, "created", (double)w->created);
+
+	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
+	for (i = 0; arr && i < l->n_addrs; i++) {
+		const struct pool_addr *p = &l->addrs[i];
+
+		pool_addr_format(p->family, p->addr, text, sizeof(text));
+		a = cJSON_CreateObject();
+		if (!a || !cJSON_AddItemToArray(arr, a) ||
+		    !cJSON_AddStringToObject(a, "network", p->network) ||
+		    !cJSON_AddStringToObject(a, "pool", p->pool) ||
+		    !cJSON_AddNumberToObject(a, "family", p->family == AF_INET ? 4 : 6) ||
+		    !cJSON_AddNumberToObject(a, "prefixLength", p->prefix_len) ||
+		    !cJSON_AddStringToObject(a, "address", text) ||
+		    !cJSON_AddStringToObject(a, "key", keys[i])) {
+			cJSON_Delete(a);
+			arr = NULL;
+		}
+	}
+	if (!arr) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return print_free(o);
+}
+
+static bool copy_str(const cJSON *o, const char *name, char *out, size_t size)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
+
+	if (!v || strlen(v) >= size)
+		return false;
+	strcpy(out, v);
+	return true;
+}
+
+static bool parse_addr(const cJSON *a, struct pool_addr *p, char *key)
+{
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(a, "family");
+	const cJSON *len = cJSON_GetObjectItemCaseSensitive(a, "prefixLength");
+	char dir[KEY_MAX];
+	const char *slash;
+
+	if (!copy_str(a, "network", p->network, sizeof(p->network)) ||
+	    !copy_str(a, "pool", p->pool, sizeof(p->pool)) ||
+	    !copy_str(a, "key", key, KEY_MAX) || !cJSON_IsNumber(fam) || !cJSON_IsNumber(len))
+		return false;
+	p->family = fam->valueint == 4 ? AF_INET : AF_INET6;
+	p->prefix_len = len->valueint;
+	slash = strrchr(key, '/');
+	if (!slash)
+		return false;
+	snprintf(dir, sizeof(dir), "%s", slash + 1);
+	return !hex_parse(dir, p->family, &p->addr);
+}
+
+static int parse_lease(const struct etcd_kv *kv, struct pool_lease *l, char keys[][KEY_MAX],
+		       struct cni_err *err)
+{
+	cJSON *o = cJSON_Parse(kv->value);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "addrs");
+	const cJSON *created = cJSON_GetObjectItemCaseSensitive(o, "created");
+	struct pool_owner *w = &l->owner;
+	const cJSON *a;
+	bool ok;
+
+	memset(l, 0, sizeof(*l));
+	ok = copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
+	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
+	     copy_str(o, "podNamespace", w->pod_namespace, sizeof(w->pod_namespace)) &&
+	     copy_str(o, "podName", w->pod_name, sizeof(w->pod_name)) &&
+	     copy_str(o, "podUID", w->pod_uid, sizeof(w->pod_uid)) &&
+	     cJSON_IsNumber(created) && cJSON_IsArray(arr) &&
+	     cJSON_GetArraySize(arr) <= POOL_MAX_RANGES;
+	if (ok)
+		w->created = (int64_t)created->valuedouble;
+	for (a = ok ? arr->child : NULL; a; a = a->next) {
+		ok = parse_addr(a, &l->addrs[l->n_addrs], keys[l->n_addrs]);
+		if (!ok)
+			break;
+		l->n_addrs++;
+	}
+	cJSON_Delete(o);
+	return ok ? 0 : corrupt(err, kv->key);
+}
+
+static char *info_value(const struct pool_info *r, pool_u128 cursor)
+{
+	cJSON *o = cJSON_CreateObject();
+	char first[33], last[33], cur[33], usable[48];
+
+	hex_format(r->family, r->span.first, first);
+	hex_format(r->family, r->span.last, last);
+	hex_format(r->family, cursor, cur);
+	range_u128_format(r->usable, usable, sizeof(usable));
+	if (!o || !cJSON_AddStringToObject(o, "network", r->network) ||
+	    !cJSON_AddStringToObject(o, "pool", r->pool) ||
+	    !cJSON_AddNumberToObject(o, "family", r->family == AF_INET ? 4 : 6) ||
+	    !cJSON_AddBoolToObject(o, "shared", r->shared) ||
+	    !cJSON_AddStringToObject(o, "first", first) ||
+	    !cJSON_AddStringToObject(o, "last", last) ||
+	    !cJSON_AddStringToObject(o, "usable", usable) ||
+	    !cJSON_AddStringToObject(o, "cursor", cur)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return print_free(o);
+}
+
+static int parse_u128(const char *s, pool_u128 *out)
+{
+	*out = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		*out = *out * 10 + (pool_u128)(*s - '0');
+	}
+	return 0;
+}
+
+static int parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor)
+{
+	cJSON *o = cJSON_Parse(value);
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(o, "family");
+	const cJSON *shared = cJSON_GetObjectItemCaseSensitive(o, "shared");
+	int ret = -EINVAL;
+
+	memset(pi, 0, sizeof(*pi));
+	if (!cJSON_IsNumber(fam) || !cJSON_IsBool(shared) ||
+	    !copy_str(o, "network", pi->network, sizeof(pi->network)) ||
+	    !copy_str(o, "pool", pi->pool, sizeof(pi->pool)))
+		goto out;
+	pi->family = fam->valueint == 4 ? AF_INET : AF_INET6;
+	pi->shared = cJSON_IsTrue(shared);
+	if (hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "first")) ?: "", pi->family,
+		      &pi->span.first) ||
+	    hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "last")) ?: "", pi->family,
+		      &pi->span.last) ||
+	    hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "cursor")) ?: "", pi->family,
+		      cursor) ||
+	    parse_u128(cJSON_GetStringValue(cJSON_GetObjectItem(o, "usable")), &pi->usable))
+		goto out;
+	ret = 0;
+out:
+	cJSON_Delete(o);
+	return ret;
+}
+
+/* A transaction being built: compares, ops, and the strings they point to. */
+#define TB_MAX 160
+
+struct tb {
+	struct etcd_cmp cmp[TB_MAX];
+	size_t n_cmp;
+	struct etcd_op ops[TB_MAX];
+	size_t n_ops;
+	char *owned[3 * TB_MAX];
+	size_t n_owned;
+};
+
+static const char *keep(struct tb *t, char *s)
+{
+	if (s && t->n_owned < sizeof(t->owned) / sizeof(t->owned[0])) {
+		t->owned[t->n_owned++] = s;
+		return s;
+	}
+	free(s);
+	return NULL;
+}
+
+static void tb_release(struct tb *t)
+{
+	while (t->n_owned)
+		free(t->owned[--t->n_owned]);
+	t->n_cmp = 0;
+	t->n_ops = 0;
+}
+
+/* Adds "key's mod_revision is mod" (0: absent); false when full or OOM. */
+static bool tb_cmp_mod(struct tb *t, const char *key, int64_t mod)
+{
+	const char *k = keep(t, strdup(key));
+
+	if (!k || t->n_cmp == TB_MAX)
+		return false;
+	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .target = ETCD_MOD, .rev = mod };
+	return true;
+}
+
+static bool tb_cmp_value(struct tb *t, const char *key, const char *value)
+{
+	const char *k = keep(t, strdup(key)), *v = keep(t, strdup(value));
+
+	if (!k || !v || t->n_cmp == TB_MAX)
+		return false;
+	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .target = ETCD_VALUE, .value = v };
+	return true;
+}
+
+/* Takes value (NULL = delete). */
+static bool tb_write(struct tb *t, const char *key, char *value, bool del)
+{
+	const char *k = keep(t, strdup(key)), *v = del ? "" : keep(t, value);
+
+	if (!k || !v || t->n_ops == TB_MAX)
+		return false;
+	t->ops[t->n_ops++] = (struct etcd_op){ .type = del ? ETCD_DELETE : ETCD_PUT,
+					       .key = k, .value = v };
+	return true;
+}
+
+static void backoff(struct estore *s, unsigned int attempt)
+{
+	long ms = etcd_backoff_ms(attempt, (unsigned int)rand_r(&s->seed));
+	long left = etcd_remaining_ms(s->e);
+
+	usleep((useconds_t)(ms < left ? ms : left) * 1000);
+}
+
+static int contention(struct estore *s, const char *what, struct cni_err *err)
+{
+	cni_err_set(err, CNI_ERR_TRY_AGAIN,
+		    "etcd store: contention on %s outlasted %d ms, try again", what,
+		    s->conf.timeout_ms);
+	return -EAGAIN;
+}
+
+static int get_one(struct estore *s, const char *key, struct etcd_kvs *out, struct cni_err *err)
+{
+	return etcd_range(s->e, key, NULL, 0, out, err);
+}
+
+static int64_t now_s(void)
+{
+	return (int64_t)time(NULL);
+}
+
+/* ---- release ---- */
+
+/* The info of a pool whose span holds an address being released. */
+struct touch {
+	char key[KEY_MAX];
+	int64_t mod;
+	struct pool_info pi;
+	pool_u128 cursor;
+	bool hit;
+};
+
+static void dir_of(const char *key, char *dir)
+{
+	const char *slash = strrchr(key, '/');
+
+	snprintf(dir, KEY_MAX, "%.*s", (int)(slash ? slash - key + 1 : 0), key);
+}
+
+static void info_dir(const struct estore *s, const struct pool_info *pi, char *out)
+{
+	struct pool_range r = { .family = pi->family, .shared = pi->shared };
+
+	snprintf(r.network, sizeof(r.network), "%s", pi->network);
+	snprintf(r.pool, sizeof(r.pool), "%s", pi->pool);
+	scope_dir(s, &r, out);
+}
+
+/* Lowers the cursor of every pool of the address's scope whose span holds it,
+ * and touches those infos so that concurrent reserves re-read. */
+static void mark_touches(const struct estore *s, struct touch *t, size_t n, const char *akey,
+			 const struct pool_addr *a)
+{
+	char adir[KEY_MAX], idir[KEY_MAX];
+	size_t i;
+
+	dir_of(akey, adir);
+	for (i = 0; i < n; i++) {
+		info_dir(s, &t[i].pi, idir);
+		if (strcmp(idir, adir) || a->addr < t[i].pi.span.first ||
+		    a->addr > t[i].pi.span.last)
+			continue;
+		t[i].hit = true;
+		if (a->addr < t[i].cursor)
+			t[i].cursor = a->addr;
+	}
+}
+
+/* Reads the infos of a network into t[*n...]. */
+static int read_infos(struct estore *s, const char *network, struct touch *t, size_t max,
+		      size_t *n, struct cni_err *err)
+{
+	char key[KEY_MAX], *end = NULL;
+	struct etcd_kvs kvs;
+	size_t i;
+	int ret;
+
+	info_key(s, network, "", key);
+	key[strlen(key) - 1] = '\0';	/* ".../i/<net>/_" -> ".../i/<net>/" */
+	ret = etcd_prefix_end(key, &end);
+	if (ret)
+		return oom(err);
+	ret = etcd_range(s->e, key, end, 0, &kvs, err);
+	free(end);
+	if (ret)
+		return ret;
+	for (i = 0; i < kvs.n && *n < max; i++) {
+		struct touch *x = &t[(*n)++];
+
+		memset(x, 0, sizeof(*x));
+		snprintf(x->key, sizeof(x->key), "%s", kvs.kv[i].key);
+		x->mod = kvs.kv[i].mod_rev;
+		if (parse_info(kvs.kv[i].value, &x->pi, &x->cursor)) {
+			ret = corrupt(err, kvs.kv[i].key);
+			break;
+		}
+	}
+	etcd_kvs_release(&kvs);
+	return ret;
+}
+
+#define MAX_TOUCH 64
+
+/* One attempt at removing the lease kv: 1 = lost a compare, retry. */
+static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_err *err)
+{
+	struct touch *t = calloc(MAX_TOUCH, sizeof(*t));
+	char keys[POOL_MAX_RANGES][KEY_MAX];
+	struct pool_lease l;
+	struct etcd_kvs cur = { 0 };
+	struct tb tb = { 0 };
+	size_t n = 0, i;
+	bool ok, done = false;
+	int ret, j;
+
+	ret = t ? parse_lease(kv, &l, keys, err) : oom(err);
+	for (j = 0; !ret && j < l.n_addrs; j++) {
+		/* Each network once: its infos are all read at the first address. */
+		for (i = 0; i < (size_t)j && strcmp(l.addrs[i].network, l.addrs[j].network); i++)
+			;
+		if (i == (size_t)j)
+			ret = read_infos(s, l.addrs[j].network, t, MAX_TOUCH, &n, err);
+	}
+	ok = !ret && tb_cmp_mod(&tb, kv->key, kv->mod_rev) && tb_write(&tb, kv->key, NULL, true);
+	for (j = 0; ok && j < l.n_addrs; j++) {
+		ret = get_one(s, keys[j], &cur, err);
+		if (ret)
+			break;
+		/* Only what this owner still holds goes; anything else is not ours. */
+		if (cur.n && value_held_by(cur.kv[0].value, &l.owner.key)) {
+			ok = tb_cmp_value(&tb, keys[j], cur.kv[0].value) &&
+			     tb_write(&tb, keys[j], s->hold_seconds ?
+				      addr_value(NULL, l.addrs[j].pool, l.addrs[j].family,
+						 l.addrs[j].addr, now_s() + s->hold_seconds) : NULL,
+				      !s->hold_seconds);
+			mark_touches(s, t, n, keys[j], &l.addrs[j]);
+		}
+		etcd_kvs_release(&cur);
+	}
+	for (i = 0; ok && !ret && i < n; i++)
+		if (t[i].hit)
+			ok = tb_cmp_mod(&tb, t[i].key, t[i].mod) &&
+			     tb_write(&tb, t[i].key, info_value(&t[i].pi, t[i].cursor), false);
+	if (!ret && !ok)
+		ret = oom(err);
+	if (!ret) {
+		struct etcd_txn txn = { tb.cmp, tb.n_cmp, tb.ops, tb.n_ops, NULL, 0 };
+
+		ret = etcd_txn(s->e, &txn, &done, NULL, 0, err);
+	}
+	tb_release(&tb);
+	free(t);
+	return ret ? ret : !done;
+}
+
+static int release_key(struct estore *s, const struct pool_key *k, struct cni_err *err)
+{
+	char key[KEY_MAX];
+	struct etcd_kvs kvs;
+	unsigned int attempt;
+	int ret;
+
+	owner_key(s, k, key);
+	for (attempt = 0; etcd_remaining_ms(s->e) > 0; attempt++) {
+		ret = get_one(s, key, &kvs, err);
+		if (ret)
+			return ret;
+		ret = kvs.n ? release_once(s, &kvs.kv[0], err) : 0;
+		etcd_kvs_release(&kvs);
+		if (ret <= 0)
+			return ret;
+		log_debug("etcd store: release of %s/%s lost a race, retrying", k->containerid,
+			  k->ifname);
+		backoff(s, attempt);
+	}
+	return contention(s, key, err);
+}
+
+static int op_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
+{
+	return release_key((struct estore *)ps, key, err);
+}
+
+/* ---- reserve ---- */
+
+/* What reserve decided for one range. */
+struct pick {
+	char dir[KEY_MAX];	/* scope directory */
+	char key[KEY_MAX];	/* address key */
+	pool_u128 addr;
+	int64_t mod;		/* of the address key, 0 when absent */
+	pool_u128 cursor;	/* the info's cursor after this reserve */
+	pool_u128 was;		/* the cursor the info held */
+	bool info_ok;		/* the info is there and describes this range */
+	pool_u128 from;		/* where the scan started */
+	char start[KEY_MAX];	/* its first page: [start, end) */
+	char end[KEY_MAX];
+};
+
+static bool lease_fits(const struct pool_lease *l, const struct pool_range *r, int n)
+{
+	int i;
+
+	if (l->n_addrs != n)
+		return false;
+	for (i = 0; i < n; i++) {
+		const struct pool_addr *a = &l->addrs[i];
+
+		if (strcmp(a->network, r[i].network) || strcmp(a->pool, r[i].pool) ||
+		    a->family != r[i].family || !range_contains(&r[i], a->addr) ||
+		    (r[i].has_want && a->addr != r[i].want))
+			return false;
+	}
+	return true;
+}
+
+static void range_info(const struct pool_range *r, struct pool_info *pi)
+{
+	memset(pi, 0, sizeof(*pi));
+	snprintf(pi->network, sizeof(pi->network), "%s", r->network);
+	snprintf(pi->pool, sizeof(pi->pool), "%s", r->pool);
+	pi->family = r->family;
+	pi->shared = r->shared;
+	pi->span = r->span;
+	pi->usable = r->usable;
+}
+
+/* The cursor an info holds for r, or the start of the span when the info is
+ * absent or describes another span or scope (config changed). */
+static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, struct pick *p)
+{
+	struct pool_info pi;
+	pool_u128 c;
+
+	p->info_ok = kvs->n && !parse_info(kvs->kv[0].value, &pi, &c) &&
+		     pi.family == r->family && pi.shared == r->shared &&
+		     pi.span.first == r->span.first && pi.span.last == r->span.last &&
+		     c >= r->span.first && c <= r->span.last + 1;
+	p->was = p->info_ok ? c : r->span.first;
+	p->cursor = p->was;
+}
+
+/* Addresses other ranges of this reserve already picked in the same scope. */
+static bool picked(const struct pick *p, int n, const char *dir, pool_u128 a)
+{
+	int i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(p[i].dir, dir) && p[i].addr == a)
+			return true;
+	return false;
+}
+
+static int want_pick(struct estore *s, const struct pool_range *r, struct pick *p,
+		     const struct pick *prev, int n_prev, struct cni_err *err)
+{
+	struct etcd_kvs kvs;
+	char text[64];
+	int ret;
+
+	addr_key(p->dir, r->family, r->want, p->key);
+	ret = get_one(s, p->key, &kvs, err);
+	if (ret)
+		return ret;
+	p->addr = r->want;
+	p->mod = kvs.n ? kvs.kv[0].mod_rev : 0;
+	if ((kvs.n && value_blocks(kvs.kv[0].value, now_s())) ||
+	    picked(prev, n_prev, p->dir, r->want)) {
+		pool_addr_format(r->family, r->want, text, sizeof(text));
+		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already in use",
+			    text, r->desc);
+		ret = -EADDRINUSE;
+	}
+	etcd_kvs_release(&kvs);
+	return ret;
+}
+
+/* Moves c past a skip interval it falls in; false when past the span. */
+static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
+{
+	for (;;) {
+		while (*j < r->n_skip && r->skip[*j].last < *c)
+			(*j)++;
+		if (*j == r->n_skip || r->skip[*j].first > *c)
+			break;
+		*c = r->skip[(*j)++].last + 1;
+	}
+	return *c <= r->span.last && *c >= r->span.first;
+}
+
+static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
+{
+	size_t i;
+
+	for (i = *n; i > 0 && t[i - 1] > v; i--)
+		t[i] = t[i - 1];
+	t[i] = v;
+	(*n)++;
+}
+
+/* After a lost race an attempt takes the nth lowest free address (nth below
+ * MAX_SPREAD) so that racing allocators stop colliding on the same one. */
+#define MAX_SPREAD 32
+
+/* The lowest free address from c on (*lowest) and the nth one (*a), given
+ * one page of held keys. Returns 0, 1 when the page ended before a free
+ * address was seen, or -ENOSPC. */
+static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
+		     const struct etcd_kvs *kvs, const struct pick *prev, int n_prev,
+		     const char *dir, unsigned int nth, pool_u128 *a, pool_u128 *lowest,
+		     pool_u128 *page_end)
+{
+	pool_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
+	struct pool_range rc = *r;
+	int64_t now = now_s();
+	size_t n = 0, i;
+	int k, ret;
+
+	for (i = 0; i < kvs->n; i++) {
+		if (hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+			continue;
+		*page_end = v;
+		if (value_blocks(kvs->kv[i].value, now))
+			taken[n++] = v;
+	}
+	for (k = 0; k < n_prev; k++)
+		if (!strcmp(prev[k].dir, dir))
+			insert_sorted(taken, &n, prev[k].addr);
+	rc.span.first = c;
+	rc.skip = r->skip + j;
+	rc.n_skip = r->n_skip - j;
+	ret = pool_first_free(&rc, taken, n, lowest);
+	if (kvs->more && (ret == -ENOSPC || *lowest > *page_end))
+		return 1;
+	for (*a = *lowest; !ret && nth--; *a = next) {
+		insert_sorted(taken, &n, *a);
+		if (pool_first_free(&rc, taken, n, &next) || (kvs->more && next > *page_end))
+			break;
+	}
+	return ret;
+}
+
+static bool value_has_holder(const char *value)
+{
+	cJSON *o = cJSON_Parse(value);
+	bool held = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
+
+	cJSON_Delete(o);
+	return held;
+}
+
+/* From a page below the pick (all of it when none yet): the mod_revision of
+ * the picked key (a hold that ran out), and where the cursor must stop: it
+ * may pass only held keys, since a hold runs out without a write. */
+static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bool found,
+		      struct pick *p, bool *stuck)
+{
+	pool_u128 v;
+	size_t i;
+
+	for (i = 0; i < kvs->n; i++) {
+		if (hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+			continue;
+		if (found && v == p->addr)
+			p->mod = kvs->kv[i].mod_rev;
+		if ((found && v >= p->addr) || *stuck || value_has_holder(kvs->kv[i].value))
+			continue;
+		*stuck = true;
+		p->cursor = v;
+	}
+}
+
+/* Lowest free address of r from its cursor on, reading a page at a time;
+ * pre is the first page when the last attempt's failure branch read it from
+ * at most the cursor. */
+static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cursor,
+		     struct pick *p, const struct pick *prev, int n_prev,
+		     const struct etcd_kvs *pre, pool_u128 pre_from, unsigned int nth,
+		     struct cni_err *err)
+{
+	struct etcd_kvs kvs = { 0 };
+	pool_u128 c = cursor, page_end = 0, lowest = 0;
+	bool stuck = false, own;
+	size_t j = 0;
+	int ret;
+
+	p->mod = 0;
+	addr_key(p->dir, r->family, r->span.last, p->end);
+	strcat(p->end, "~");	/* just past the last key of the span */
+	skip_to_usable(r, &c, &j);
+	p->from = c;
+	addr_key(p->dir, r->family, c, p->start);
+	if (pre_from > c)
+		pre = NULL;
+	for (;;) {
+		if (!skip_to_usable(r, &c, &j)) {
+			ret = -ENOSPC;
+			break;
+		}
+		own = !pre;
+		if (own) {
+			char start[KEY_MAX];
+
+			addr_key(p->dir, r->family, c, start);
+			ret = etcd_range(s->e, start, p->end, PAGE, &kvs, err);
+			if (ret)
+				return ret;
+		}
+		ret = page_pick(r, c, j, own ? &kvs : pre, prev, n_prev, p->dir, nth, &p->addr,
+				&lowest, &page_end);
+		note_page(own ? &kvs : pre, r, ret == 0, p, &stuck);
+		etcd_kvs_release(&kvs);
+		pre = NULL;
+		if (ret != 1)
+			break;
+		c = page_end + 1;
+	}
+	if (ret == -ENOSPC)
+		return pool_err_exhausted(err, r);
+	if (ret)
+		return ret;
+	addr_key(p->dir, r->family, p->addr, p->key);
+	if (!stuck)
+		p->cursor = p->addr + 1;
+	/* A free address below the pick keeps the cursor where it is. */
+	if (lowest < p->addr && lowest < p->cursor)
+		p->cursor = lowest < cursor ? cursor : lowest;
+	return 0;
+}
+
+/* What a reserve attempt starts from: the owner's lease, each range's info
+ * and, after a lost race, the first page of each range's scan. */
+#define SNAP_MAX (1 + 2 * POOL_MAX_RANGES)
+
+struct snap {
+	struct etcd_kvs kvs[SNAP_MAX];
+	struct etcd_op reads[SNAP_MAX];
+	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
+	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
+	pool_u128 from[POOL_MAX_RANGES];
+};
+
+static void snap_release(struct snap *sn)
+{
+	size_t i;
+
+	for (i = 0; i < sn->n; i++)
+		etcd_kvs_release(&sn->kvs[i]);
+}
+
+/* The txn that makes the lease: every compare on what the picks were based
+ * on, the failure branch re-reads the snapshot for the next attempt. */
+static int commit(struct estore *s, const struct pool_owner *owner,
+		  const struct pool_range *r, int n, const struct pick *p, struct snap *sn,
+		  struct pool_lease *out, bool *done, struct cni_err *err)
+{
+	char keys[POOL_MAX_RANGES][KEY_MAX];
+	struct pool_info pi;
+	struct tb tb = { 0 };
+	bool ok;
+	int i, k, ret;
+
+	memset(out, 0, sizeof(*out));
+	out->owner = *owner;
+	for (i = 0; i < n; i++) {
+		struct pool_addr *a = &out->addrs[out->n_addrs++];
+
+		snprintf(a->network, sizeof(a->network), "%s", r[i].network);
+		snprintf(a->pool, sizeof(a->pool), "%s", r[i].pool);
+		a->family = r[i].family;
+		a->prefix_len = r[i].prefix_len;
+		a->addr = p[i].addr;
+		strcpy(keys[i], p[i].key);
+	}
+	ok = tb_cmp_mod(&tb, sn->keys[0], 0) &&
+	     tb_write(&tb, sn->keys[0], lease_value(out, keys), false);
+	for (i = 0; ok && i < n; i++) {
+		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
+		     tb_write(&tb, p[i].key, addr_value(&owner->key, r[i].pool, r[i].family,
+							p[i].addr, 0), false);
+		/* Two ranges of one pool: its info is written once, by the last. An
+		 * info that stays as it is stays out of the txn: picks that leave the
+		 * cursor alone do not collide on it. */
+		for (k = i + 1; k < n && strcmp(sn->keys[1 + k], sn->keys[1 + i]); k++)
+			;
+		if (!ok || k < n || (p[i].info_ok && p[i].cursor == p[i].was))
+			continue;
+		range_info(&r[i], &pi);
+		ok = tb_cmp_mod(&tb, sn->keys[1 + i], sn->kvs[1 + i].n ?
+				sn->kvs[1 + i].kv[0].mod_rev : 0) &&
+		     tb_write(&tb, sn->keys[1 + i], info_value(&pi, p[i].cursor), false);
+	}
+	if (!ok) {
+		tb_release(&tb);
+		return oom(err);
+	}
+	snap_release(sn);
+	sn->n = 1 + 2 * (size_t)n;
+	for (i = 0; i < n; i++) {
+		sn->from[i] = p[i].from;
+		sn->reads[1 + n + i] = r[i].has_want ?
+			(struct etcd_op){ .type = ETCD_RANGE, .key = p[i].key } :
+			(struct etcd_op){ .type = ETCD_RANGE, .key = p[i].start,
+					  .range_end = p[i].end, .limit = PAGE };
+	}
+	{
+		struct etcd_txn txn = { tb.cmp, tb.n_cmp, tb.ops, tb.n_ops, sn->reads, sn->n };
+
+		ret = etcd_txn(s->e, &txn, done, sn->kvs, sn->n, err);
+	}
+	tb_release(&tb);
+	return ret;
+}
+
+static int snap_read(struct estore *s, struct snap *sn, struct cni_err *err)
+{
+	struct etcd_txn txn = { NULL, 0, sn->reads, sn->n, NULL, 0 };
+	bool done;
+
+	return etcd_txn(s->e, &txn, &done, sn->kvs, sn->n, err);
+}
+
+/* One attempt from a snapshot: 0 done, 1 retry (lost a race or released a
+ * lease that did not fit), or an error. */
+static int reserve_once(struct estore *s, const struct pool_owner *owner,
+			const struct pool_range *r, int n, struct snap *sn, unsigned int attempt,
+			struct pool_lease *out, struct cni_err *err)
+{
+	char keys[POOL_MAX_RANGES][KEY_MAX];
+	struct pick p[POOL_MAX_RANGES] = { 0 };
+	bool done = false;
+	int i, ret;
+
+	if (sn->kvs[0].n) {
+		ret = parse_lease(&sn->kvs[0].kv[0], out, keys, err);
+		if (ret || lease_fits(out, r, n))
+			return ret;
+		ret = release_key(s, &owner->key, err);
+		snap_release(sn);
+		sn->n = 1 + (size_t)n;
+		if (!ret)
+			ret = snap_read(s, sn, err);
+		return ret ? ret : 1;
+	}
+	for (i = 0, ret = 0; !ret && i < n; i++) {
+		scope_dir(s, &r[i], p[i].dir);
+		info_cursor(&sn->kvs[1 + i], &r[i], &p[i]);
+		if (r[i].has_want)
+			ret = want_pick(s, &r[i], &p[i], p, i, err);
+		else
+			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i,
+					sn->n > 1 + (size_t)n ? &sn->kvs[1 + n + i] : NULL,
+					sn->from[i], attempt ? (unsigned int)rand_r(&s->seed) %
+					(attempt < 4 ? 4u << attempt : MAX_SPREAD) : 0, err);
+	}
+	if (!ret)
+		ret = commit(s, owner, r, n, p, sn, out, &done, err);
+	return ret ? ret : !done;
+}
+
+static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
+		      const struct pool_range *r, int n, struct pool_lease *out,
+		      struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+	struct snap sn = { .n = 1 + (size_t)n };
+	unsigned int attempt;
+	int i, ret = 0;
+
+	owner_key(s, &owner->key, sn.keys[0]);
+	for (i = 0; i < n; i++)
+		info_key(s, r[i].network, r[i].pool, sn.keys[1 + i]);
+	for (i = 0; i <= n; i++)
+		sn.reads[i] = (struct etcd_op){ .type = ETCD_RANGE, .key = sn.keys[i] };
+	/* Each attempt leaves a fresh snapshot for the next (the failure branch
+	 * of its txn re-reads it). */
+	ret = snap_read(s, &sn, err);
+	if (!ret)
+		ret = 1;
+	for (attempt = 0; ret == 1 && etcd_remaining_ms(s->e) > 0; attempt++) {
+		if (attempt) {
+			log_debug("etcd store: reserve for %s/%s lost a race, retrying",
+				  owner->key.containerid, owner->key.ifname);
+			backoff(s, attempt - 1);
+		}
+		ret = reserve_once(s, owner, r, n, &sn, attempt, out, err);
+	}
+	snap_release(&sn);
+	if (ret == 1)
+		return contention(s, r[0].desc, err);
+	return ret;
+}
+
+/* ---- lookup, gc, list, status ---- */
+
+static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct pool_lease *out,
+		     struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+	char key[KEY_MAX], keys[POOL_MAX_RANGES][KEY_MAX];
+	struct etcd_kvs kvs;
+	int ret;
+
+	owner_key(s, k, key);
+	ret = get_one(s, key, &kvs, err);
+	if (!ret)
+		ret = kvs.n ? parse_lease(&kvs.kv[0], out, keys, err) : -ENOENT;
+	etcd_kvs_release(&kvs);
+	return ret;
+}
+
+typedef int (*kv_fn)(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err);
+
+/* Calls fn for every key under P/<dir>/, a page at a time. */
+static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, struct cni_err *err)
+{
+	char start[KEY_MAX + 1], *end = NULL;
+	struct etcd_kvs kvs = { 0 };
+	size_t i;
+	int ret;
+
+	snprintf(start, KEY_MAX, "%s/%s/", s->conf.prefix, dir);
+	ret = etcd_prefix_end(start, &end);
+	if (ret)
+		return oom(err);
+	do {
+		ret = etcd_range(s->e, start, end, LIST_PAGE, &kvs, err);
+		for (i = 0; !ret && i < kvs.n; i++)
+			ret = fn(s, &kvs.kv[i], arg, err);
+		/* The next page starts just after the last key seen. */
+		if (!ret && kvs.n)
+			snprintf(start, sizeof(start), "%s%c", kvs.kv[kvs.n - 1].key, 1);
+		if (ret || !kvs.more)
+			break;
+		etcd_kvs_release(&kvs);
+	} while (1);
+	etcd_kvs_release(&kvs);
+	free(end);
+	return ret;
+}
+
+struct gc_arg {
+	const char *network;
+	const struct cni_attachment *valid;
+	int n_valid;
+};
+
+static int gc_one(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+{
+	char keys[POOL_MAX_RANGES][KEY_MAX];
+	const struct gc_arg *g = arg;
+	struct pool_lease l;
+	bool ours = false;
+	int i, ret;
+
+	ret = parse_lease(kv, &l, keys, err);
+	if (ret)
+		return ret;
+	for (i = 0; i < l.n_addrs; i++)
+		ours |= !strcmp(l.addrs[i].network, g->network);
+	for (i = 0; ours && i < g->n_valid; i++)
+		if (!strcmp(g->valid[i].containerid, l.owner.key.containerid) &&
+		    !strcmp(g->valid[i].ifname, l.owner.key.ifname))
+			return 0;
+	if (!ours)
+		return 0;
+	log_info("etcd store: gc releases %s/%s", l.owner.key.containerid, l.owner.key.ifname);
+	return release_key(s, &l.owner.key, err);
+}
+
+static int op_gc(struct pool_store *ps, const char *network, const struct cni_attachment *valid,
+		 int n_valid, struct cni_err *err)
+{
+	struct gc_arg g = { network, valid, n_valid };
+
+	return for_each((struct estore *)ps, "o", gc_one, &g, err);
+}
+
+struct list_arg {
+	pool_info_fn info_fn;
+	pool_lease_fn lease_fn;
+	void *arg;
+};
+
+static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+{
+	const struct list_arg *la = arg;
+	struct pool_info pi;
+	pool_u128 cursor;
+
+	(void)s;
+	if (parse_info(kv->value, &pi, &cursor))
+		return corrupt(err, kv->key);
+	return la->info_fn(&pi, la->arg);
+}
+
+static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+{
+	char keys[POOL_MAX_RANGES][KEY_MAX];
+	const struct list_arg *la = arg;
+	struct pool_lease l;
+	int ret;
+
+	(void)s;
+	ret = parse_lease(kv, &l, keys, err);
+	return ret ? ret : la->lease_fn(&l, la->arg);
+}
+
+static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn lease_fn,
+		   void *arg, struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+	struct list_arg la = { info_fn, lease_fn, arg };
+	int ret = 0;
+
+	if (info_fn)
+		ret = for_each(s, "i", list_info, &la, err);
+	if (!ret && lease_fn)
+		ret = for_each(s, "o", list_lease, &la, err);
+	return ret;
+}
+
+/* Reads the prefix, then sends a txn whose compare cannot hold (version -1)
+ * so etcd checks write permission on it without writing anything. */
+static int op_status(struct pool_store *ps, struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+	char key[KEY_MAX];
+	struct etcd_kvs kvs;
+	struct etcd_cmp never;
+	struct etcd_op put;
+	bool done;
+	int ret;
+
+	snprintf(key, sizeof(key), "%s/status", s->conf.prefix);
+	never = (struct etcd_cmp){ .key = key, .target = ETCD_VERSION, .rev = -1 };
+	put = (struct etcd_op){ .type = ETCD_PUT, .key = key, .value = "" };
+	ret = get_one(s, key, &kvs, err);
+	etcd_kvs_release(&kvs);
+	if (!ret) {
+		struct etcd_txn txn = { &never, 1, &put, 1, NULL, 0 };
+
+		ret = etcd_txn(s->e, &txn, &done, NULL, 0, err);
+	}
+	return ret;
+}
+
+static void op_close(struct pool_store *ps)
+{
+	struct estore *s = (struct estore *)ps;
+
+	if (!s)
+		return;
+	if (getenv("IPPOOL_ETCD_STATS") && s->e)
+		fprintf(stderr, "ippool etcd stats: conflicts=%lu\n", etcd_conflicts(s->e));
+	etcd_close(s->e);
+	free(s);
+}
+
+static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+{
+	struct estore *s = calloc(1, sizeof(*s));
+	int ret;
+
+	*out = NULL;
+	if (!s)
+		return oom(err);
+	s->base.ops = &pool_store_etcd;
+	s->hold_seconds = cfg->hold_seconds;
+	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
+	if (!cfg->store) {
+		cni_err_set(err, CNI_ERR_CONFIG,
+			    "store \"etcd\" needs the object form with \"endpoints\"");
+		ret = -EINVAL;
+	} else {
+		ret = etcd_conf_parse(cfg->store, &s->conf, err);
+	}
+	if (!ret)
+		ret = etcd_open(&s->conf, &s->e, err);
+	if (ret) {
+		op_close(&s->base);
+		return ret;
+	}
+	*out = &s->base;
+	return 0;
+}
+
+const struct pool_store_ops pool_store_etcd = {
+	.name = "etcd",
+	.open = op_open,
+	.close = op_close,
+	.status = op_status,
+	.reserve = op_reserve,
+	.release = op_release,
+	.lookup = op_lookup,
+	.gc = op_gc,
+	.list = op_list,
+};

@@ -1,0 +1,51 @@
+# SPDX-License-Identifier: Apache-2.0
+# Harness for the ippool-on-etcd tests: the ippool TAP harness, an etcd, store
+# blocks and a reader of what the store holds (the operator's view).
+# shellcheck shell=bash
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+. "$HERE/../ippool/lib.sh"
+. "$HERE/etcd-env.sh"
+trap 'etcd_stop; rm -rf "$TMP"' EXIT
+
+command -v "$ETCD_BIN" >/dev/null || [ -n "${IPPOOL_TEST_ETCD:-}" ] || {
+	echo "1..0 # SKIP no etcd binary and IPPOOL_TEST_ETCD unset"
+	exit 77
+}
+
+# A key prefix of its own per test run.
+PFX=/ippool-it-$$-$(basename "$0" .sh)
+
+# estore ENDPOINTS_JSON PREFIX [EXTRA_KEYS]: a "store" block.
+estore() {
+	printf '{"type":"etcd","endpoints":%s,"prefix":"%s"%s}' "$1" "$2" "${3:+,$3}"
+}
+
+b64() { printf '%s' "$1" | base64 -w0; }
+
+# dump ENDPOINT PREFIX: every key under PREFIX/ as [{k, v}] (values parsed).
+dump() {
+	local p=$2/
+	curl -sf -m 10 -X POST "$1/v3/kv/range" \
+		-d "{\"key\":\"$(b64 "$p")\",\"range_end\":\"$(b64 "${p%/}0")\"}" |
+		jq -c '[.kvs[]? | {k: (.key | @base64d), v: (.value | @base64d | fromjson)}]'
+}
+
+# held ENDPOINT PREFIX: the addresses held by an attachment, sorted.
+held() {
+	dump "$1" "$2" | jq -r '.[] | select(.k | test("/n/")) | select(.v.containerID) | .v.address' | sort
+}
+
+# consistent ENDPOINT PREFIX: every held address belongs to the lease of its
+# holder, every lease's addresses are held by it, no address in two leases.
+consistent() {
+	dump "$1" "$2" | jq -e --arg p "$2" '
+		(map(select(.k | test("/o/"))) | map({key: .k, value: .v}) | from_entries) as $leases |
+		map(select((.k | test("/n/")) and .v.containerID)) as $held |
+		([$held[] | . as $h | $leases[$p + "/o/" + $h.v.containerID + "/" + $h.v.ifname] |
+		  select(. == null or ([.addrs[].key] | index($h.k) | not))] | length == 0) and
+		([$leases[] | .containerID as $c | .ifname as $i | .addrs[].key as $k |
+		  ($held | map(select(.k == $k and .v.containerID == $c and .v.ifname == $i)) | length)
+		  | select(. != 1)] | length == 0) and
+		([$leases[] | .addrs[].key] | (length == (unique | length)))' >/dev/null
+}

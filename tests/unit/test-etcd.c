@@ -1,0 +1,357 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for the etcd gateway client: request JSON, answers, config, backoff. */
+#include <check.h>
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+#include "etcd.h"
+#include "http.h"
+
+/* The field of a request's JSON, as a string ("" when absent). */
+static const char *field(const cJSON *o, const char *path0, const char *path1)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, path0);
+
+	if (path1)
+		v = cJSON_GetObjectItemCaseSensitive(v, path1);
+	return cJSON_IsString(v) ? v->valuestring : "";
+}
+
+START_TEST(range_request_encodes_base64_and_limit)
+{
+	char *s = etcd_range_json("/ippool/o/", "/ippool/o0", 500);
+	cJSON *o = cJSON_Parse(s);
+
+	ck_assert_str_eq(field(o, "key", NULL), "L2lwcG9vbC9vLw==");
+	ck_assert_str_eq(field(o, "range_end", NULL), "L2lwcG9vbC9vMA==");
+	ck_assert_str_eq(field(o, "limit", NULL), "500");
+	cJSON_Delete(o);
+	free(s);
+	s = etcd_range_json("k", NULL, 0);
+	ck_assert_str_eq(s, "{\"key\":\"aw==\"}");
+	free(s);
+}
+END_TEST
+
+START_TEST(txn_request_has_compares_and_both_branches)
+{
+	const struct etcd_cmp cmp[] = {
+		{ .key = "a", .target = ETCD_MOD, .rev = 0 },
+		{ .key = "bb", .target = ETCD_VALUE, .value = "v" },
+		{ .key = "ccc", .target = ETCD_VERSION, .rev = 12345678901234LL },
+	};
+	const struct etcd_op ok[] = {
+		{ .type = ETCD_PUT, .key = "a", .value = "xyz" },
+		{ .type = ETCD_DELETE, .key = "bb" },
+	};
+	const struct etcd_op fail[] = { { .type = ETCD_RANGE, .key = "a", .range_end = "b", .limit = 8 } };
+	const struct etcd_txn txn = { cmp, 3, ok, 2, fail, 1 };
+	char *s = etcd_txn_json(&txn);
+	cJSON *o = cJSON_Parse(s);
+	const cJSON *c = cJSON_GetObjectItem(o, "compare");
+	const cJSON *succ = cJSON_GetObjectItem(o, "success");
+	const cJSON *f = cJSON_GetObjectItem(o, "failure");
+
+	ck_assert_int_eq(cJSON_GetArraySize(c), 3);
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "target", NULL), "MOD");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "mod_revision", NULL), "0");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "result", NULL), "EQUAL");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 1), "value", NULL), "dg==");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 2), "version", NULL), "12345678901234");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 0), "request_put", "value"), "eHl6");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 1), "request_delete_range", "key"), "YmI=");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(f, 0), "request_range", "limit"), "8");
+	cJSON_Delete(o);
+	free(s);
+}
+END_TEST
+
+START_TEST(range_answer_decodes_keys_and_string_revisions)
+{
+	/* As etcd 3.4 prints it: int64 as strings, bytes as base64, zero values left out. */
+	const char *body = "{\"header\":{\"revision\":\"42\"},\"kvs\":["
+			   "{\"key\":\"Zm9v\",\"create_revision\":\"2\",\"mod_revision\":\"40\","
+			   "\"version\":\"3\",\"value\":\"YmFy\"},"
+			   "{\"key\":\"Zm9vMg==\",\"create_revision\":\"41\",\"mod_revision\":\"41\","
+			   "\"version\":\"1\"}],\"more\":true,\"count\":\"7\"}";
+	struct etcd_kvs kvs;
+
+	ck_assert_int_eq(etcd_parse_range(body, &kvs), 0);
+	ck_assert_int_eq(kvs.n, 2);
+	ck_assert(kvs.more);
+	ck_assert_int_eq(kvs.revision, 42);
+	ck_assert_str_eq(kvs.kv[0].key, "foo");
+	ck_assert_str_eq(kvs.kv[0].value, "bar");
+	ck_assert_int_eq(kvs.kv[0].create_rev, 2);
+	ck_assert_int_eq(kvs.kv[0].mod_rev, 40);
+	ck_assert_int_eq(kvs.kv[0].version, 3);
+	ck_assert_str_eq(kvs.kv[1].key, "foo2");
+	ck_assert_str_eq(kvs.kv[1].value, "");
+	etcd_kvs_release(&kvs);
+}
+END_TEST
+
+START_TEST(range_answer_empty)
+{
+	struct etcd_kvs kvs;
+
+	ck_assert_int_eq(etcd_parse_range("{\"header\":{\"revision\":\"3\"}}", &kvs), 0);
+	ck_assert_int_eq(kvs.n, 0);
+	ck_assert(!kvs.more);
+	ck_assert_int_eq(kvs.revision, 3);
+	etcd_kvs_release(&kvs);
+}
+END_TEST
+
+static const char *const bad_ranges[] = {
+	"not json",
+	"{\"header\":{\"revision\":\"x1\"}}",
+	"{\"kvs\":{}}",
+	"{\"kvs\":[{\"key\":\"@@@\"}]}",
+	"{\"kvs\":[{\"key\":\"Zm9v\",\"mod_revision\":\"\"}]}",
+	"{\"kvs\":[{\"key\":\"Zm9\"}]}",
+	"{\"more\":\"yes\"}",
+};
+
+START_TEST(range_answer_malformed_is_einval)
+{
+	struct etcd_kvs kvs;
+
+	ck_assert_int_eq(etcd_parse_range(bad_ranges[_i], &kvs), -EINVAL);
+	ck_assert_int_eq(kvs.n, 0);
+	ck_assert_ptr_null(kvs.kv);
+}
+END_TEST
+
+START_TEST(txn_answer_without_succeeded_is_false)
+{
+	/* A failed compare: proto3 JSON omits "succeeded"; the failure branch ran. */
+	const char *body = "{\"header\":{\"revision\":\"9\"},\"responses\":[{\"response_range\":"
+			   "{\"header\":{\"revision\":\"9\"},\"kvs\":[{\"key\":\"YQ==\","
+			   "\"mod_revision\":\"8\",\"value\":\"eA==\"}],\"count\":\"1\"}}]}";
+	struct etcd_kvs r[2];
+	bool ok = true;
+
+	ck_assert_int_eq(etcd_parse_txn(body, &ok, r, 2), 0);
+	ck_assert(!ok);
+	ck_assert_int_eq(r[0].n, 1);
+	ck_assert_str_eq(r[0].kv[0].key, "a");
+	ck_assert_int_eq(r[0].kv[0].mod_rev, 8);
+	ck_assert_int_eq(r[1].n, 0);
+	etcd_kvs_release(&r[0]);
+}
+END_TEST
+
+START_TEST(txn_answer_succeeded_skips_other_responses)
+{
+	const char *body = "{\"header\":{\"revision\":\"10\"},\"succeeded\":true,\"responses\":["
+			   "{\"response_put\":{\"header\":{\"revision\":\"10\"}}},"
+			   "{\"response_delete_range\":{\"header\":{},\"deleted\":\"1\"}}]}";
+	bool ok = false;
+
+	ck_assert_int_eq(etcd_parse_txn(body, &ok, NULL, 0), 0);
+	ck_assert(ok);
+	ck_assert_int_eq(etcd_parse_txn("{\"succeeded\":\"true\"}", &ok, NULL, 0), -EINVAL);
+	ck_assert_int_eq(etcd_parse_txn("[]", &ok, NULL, 0), -EINVAL);
+}
+END_TEST
+
+START_TEST(error_answer)
+{
+	char msg[64];
+	int code;
+
+	ck_assert_int_eq(etcd_parse_error("{\"error\":\"etcdserver: request timed out\","
+					  "\"message\":\"etcdserver: request timed out\",\"code\":14}",
+					  &code, msg, sizeof(msg)), 0);
+	ck_assert_int_eq(code, 14);
+	ck_assert_str_eq(msg, "etcdserver: request timed out");
+	ck_assert_int_eq(etcd_parse_error("<html>bad gateway</html>", &code, msg, sizeof(msg)),
+			 -EINVAL);
+}
+END_TEST
+
+START_TEST(prefix_end_bumps_last_byte)
+{
+	char *end;
+
+	ck_assert_int_eq(etcd_prefix_end("/ippool/o/", &end), 0);
+	ck_assert_str_eq(end, "/ippool/o0");
+	free(end);
+	ck_assert_int_eq(etcd_prefix_end("", &end), -EINVAL);
+	ck_assert_ptr_null(end);
+}
+END_TEST
+
+START_TEST(backoff_stays_in_bounds)
+{
+	unsigned int attempt, r;
+	long cap, ms;
+
+	for (attempt = 0; attempt < 40; attempt++) {
+		cap = attempt < 16 && (ETCD_BACKOFF_BASE_MS << attempt) < ETCD_BACKOFF_MAX_MS ?
+		      ETCD_BACKOFF_BASE_MS << attempt : ETCD_BACKOFF_MAX_MS;
+		for (r = 0; r < 1000; r += 7) {
+			ms = etcd_backoff_ms(attempt, r * 2654435761u);
+			ck_assert_int_ge(ms, cap / 2);
+			ck_assert_int_le(ms, cap);
+		}
+	}
+	ck_assert_int_le(etcd_backoff_ms(1000, ~0u), ETCD_BACKOFF_MAX_MS);
+}
+END_TEST
+
+struct conf_case {
+	const char *json;
+	int ret;
+	const char *msg_has;	/* error message part, or the first endpoint on success */
+};
+
+static const struct conf_case conf_cases[] = {
+	{ "{\"type\":\"etcd\",\"endpoints\":[\"https://10.0.0.5:2379/\",\"http://h:2379\"]}", 0,
+	  "https://10.0.0.5:2379" },
+	{ "{\"type\":\"etcd\"}", -EINVAL, "store.endpoints" },
+	{ "{\"endpoints\":[]}", -EINVAL, "store.endpoints" },
+	{ "{\"endpoints\":[\"10.0.0.5:2379\"]}", -EINVAL, "\"10.0.0.5:2379\"" },
+	{ "{\"endpoints\":[5]}", -EINVAL, "not a string" },
+	{ "{\"endpoints\":[\"http://h\"],\"cert\":\"/c.pem\"}", -EINVAL, "\"cert\" and \"key\"" },
+	{ "{\"endpoints\":[\"http://h\"],\"username\":\"u\"}", -EINVAL, "username \"u\"" },
+	{ "{\"endpoints\":[\"http://h\"],\"timeout_ms\":10}", -EINVAL, "timeout_ms" },
+	{ "{\"endpoints\":[\"http://h\"],\"timeout_ms\":\"5\"}", -EINVAL, "timeout_ms" },
+	{ "{\"endpoints\":[\"http://h\"],\"prefix\":\"/a b\"}", -EINVAL, "\"/a b\"" },
+	{ "{\"endpoints\":[\"http://h\"],\"prefix\":7}", -EINVAL, "store.prefix" },
+};
+
+START_TEST(conf_parse_table)
+{
+	const struct conf_case *c = &conf_cases[_i];
+	cJSON *j = cJSON_Parse(c->json);
+	struct etcd_conf conf;
+	struct cni_err err = { 0 };
+
+	ck_assert_ptr_nonnull(j);
+	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), c->ret);
+	if (c->ret) {
+		ck_assert_int_eq(err.code, CNI_ERR_CONFIG);
+		ck_assert_msg(strstr(err.msg, c->msg_has), "message \"%s\" lacks %s", err.msg,
+			      c->msg_has);
+	} else {
+		ck_assert_str_eq(conf.endpoints[0], c->msg_has);
+	}
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(conf_defaults)
+{
+	cJSON *j = cJSON_Parse("{\"endpoints\":[\"http://h:1\"],\"prefix\":\"/p/\","
+			       "\"username\":\"u\",\"password\":\"pw\",\"cacert\":\"/ca\","
+			       "\"cert\":\"/c\",\"key\":\"/k\"}");
+	struct etcd_conf conf;
+	struct cni_err err = { 0 };
+
+	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
+	ck_assert_str_eq(conf.prefix, "/p");
+	ck_assert_int_eq(conf.timeout_ms, ETCD_DEFAULT_TIMEOUT_MS);
+	ck_assert_str_eq(conf.username, "u");
+	ck_assert_str_eq(conf.password, "pw");
+	ck_assert_str_eq(conf.cacert, "/ca");
+	ck_assert_str_eq(conf.key, "/k");
+	cJSON_Delete(j);
+	j = cJSON_Parse("{\"endpoints\":[\"http://h:1\"]}");
+	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
+	ck_assert_str_eq(conf.prefix, "/ippool");
+	cJSON_Delete(j);
+}
+END_TEST
+
+START_TEST(unreachable_endpoint_is_try_again_naming_it)
+{
+	cJSON *j = cJSON_Parse("{\"endpoints\":[\"http://127.0.0.1:1\"],\"timeout_ms\":300}");
+	struct etcd_conf conf;
+	struct cni_err err = { 0 };
+	struct etcd_kvs kvs;
+	struct etcd *e;
+
+	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
+	ck_assert_int_eq(etcd_open(&conf, &e, &err), 0);
+	ck_assert_int_lt(etcd_range(e, "k", NULL, 0, &kvs, &err), 0);
+	ck_assert_int_eq(err.code, CNI_ERR_TRY_AGAIN);
+	ck_assert_msg(strstr(err.msg, "http://127.0.0.1:1"), "message: %s", err.msg);
+	ck_assert_int_eq(kvs.n, 0);
+	etcd_close(e);
+	cJSON_Delete(j);
+}
+END_TEST
+
+struct reply_case {
+	const char *raw;
+	bool eof;
+	int ret;
+	long status;
+	const char *body;
+};
+
+static const struct reply_case reply_cases[] = {
+	{ "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+	  false, 0, 200, "{\"a\":1}" },
+	/* Go's server chunks bodies it did not size; etcd's gateway does for big answers. */
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n",
+	  false, 0, 200, "{\"a\":1}" },
+	{ "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n", false, 1, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", false, 1, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", true, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nContent-Le", false, 1, 0, NULL },
+	{ "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\nno leader", true, 0, 503,
+	  "no leader" },
+	{ "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}", false, 0, 400, "{}" },
+	{ "SSH-2.0-OpenSSH_9.2\r\n", false, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 abc\r\n\r\n", false, -EPROTO, 0, NULL },
+	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, -EPROTO, 0, NULL },
+};
+
+START_TEST(http_reply_table)
+{
+	const struct reply_case *c = &reply_cases[_i];
+	struct http_reply r;
+
+	ck_assert_int_eq(http_parse_reply(c->raw, strlen(c->raw), c->eof, &r), c->ret);
+	if (c->ret == 0) {
+		ck_assert_int_eq(r.status, c->status);
+		ck_assert_str_eq(r.body, c->body);
+		ck_assert_uint_eq(r.len, strlen(c->body));
+	}
+	free(r.body);
+}
+END_TEST
+
+int main(void)
+{
+	Suite *s = suite_create("etcd");
+	TCase *tc = tcase_create("core");
+	SRunner *sr;
+	int failed;
+
+	tcase_add_test(tc, range_request_encodes_base64_and_limit);
+	tcase_add_test(tc, txn_request_has_compares_and_both_branches);
+	tcase_add_test(tc, range_answer_decodes_keys_and_string_revisions);
+	tcase_add_test(tc, range_answer_empty);
+	tcase_add_loop_test(tc, range_answer_malformed_is_einval, 0,
+			    sizeof(bad_ranges) / sizeof(bad_ranges[0]));
+	tcase_add_test(tc, txn_answer_without_succeeded_is_false);
+	tcase_add_test(tc, txn_answer_succeeded_skips_other_responses);
+	tcase_add_test(tc, error_answer);
+	tcase_add_test(tc, prefix_end_bumps_last_byte);
+	tcase_add_test(tc, backoff_stays_in_bounds);
+	tcase_add_loop_test(tc, conf_parse_table, 0, sizeof(conf_cases) / sizeof(conf_cases[0]));
+	tcase_add_test(tc, conf_defaults);
+	tcase_add_test(tc, unreachable_endpoint_is_try_again_naming_it);
+	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
+	suite_add_tcase(s, tc);
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? 1 : 0;
+}
