@@ -387,20 +387,26 @@ rdma_visible() {
 	rdma_cmd "$1" -j dev show | jq -r '[.[].ifname] | sort | join(" ")'
 }
 
-# host_netns: a name for the host netns (for `rdma dev set DEV netns NAME`).
+# host_netns: sets HOST_NETNS, a name for the host netns (a bind mount of
+# ours), for `rdma dev set DEV netns NAME`. Not in a subshell: it registers
+# the name for cleanup.
 host_netns() {
-	local name=${P}host
-	if [ ! -e "/run/netns/$name" ]; then
-		touch "/run/netns/$name" && mount --bind /proc/$$/ns/net "/run/netns/$name" || return
-		T_NETNS+=("$name")
-	fi
-	echo "$name"
+	HOST_NETNS=${P}host
+	[ -e "/run/netns/$HOST_NETNS" ] && return 0
+	touch "/run/netns/$HOST_NETNS" &&
+		mount --bind /proc/$$/ns/net "/run/netns/$HOST_NETNS" || return
+	T_NETNS+=("$HOST_NETNS")
 }
 
-# rdma_move_by_hand DEV FROM-NETNS|"" TO-NETNS: what an admin's
-# `rdma dev set DEV netns TO` does.
+# rdma_move_by_hand DEV FROM-NETNS|"" TO-NETNS|"": what an admin's
+# `rdma dev set DEV netns TO` does ("" is the host).
 rdma_move_by_hand() {
-	rdma_cmd "$2" dev set "$1" netns "$3"
+	local to=$3
+	if [ -z "$to" ]; then
+		host_netns || return
+		to=$HOST_NETNS
+	fi
+	rdma_cmd "$2" dev set "$1" netns "$to"
 }
 
 # ipam_holds CID: the IPAM store has a reservation naming the container.
@@ -480,6 +486,9 @@ version_ge() {
 
 # ---- running plugins -------------------------------------------------------
 
+# A hung plugin fails its test (exit 124) instead of holding up the cleanup.
+T_TIMEOUT=${T_TIMEOUT:-120}
+
 cni_path() {
 	local dirs=()
 	dirs+=("$(dirname "$SRIOV_RDMA")")
@@ -499,8 +508,8 @@ cni() {
 	shift 2
 	fx_sync
 	[ -f "$RDMASIM_LIB" ] && preload=$RDMASIM_LIB
-	T_LAST="$verb $conf $* (CNI_CONTAINERID=${CID:-} CNI_NETNS=${NETNS:-} CNI_IFNAME=$IFNAME)"
-	OUT=$(env CNI_COMMAND="$verb" CNI_CONTAINERID="${CID:-}" CNI_NETNS="${NETNS:-}" \
+	T_LAST="$verb $conf (CNI_CONTAINERID=${CID:-} CNI_NETNS=${NETNS:-} CNI_IFNAME=$IFNAME${*:+, then $*})"
+	OUT=$(timeout -k 5 "$T_TIMEOUT" env CNI_COMMAND="$verb" CNI_CONTAINERID="${CID:-}" CNI_NETNS="${NETNS:-}" \
 		CNI_IFNAME="$IFNAME" CNI_PATH="$(cni_path)" \
 		CNI_ARGS="IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=${POD:-none}" \
 		LD_PRELOAD="$preload" "$@" "${PLUGIN:-$SRIOV_RDMA}" <<<"$conf" 2>"$TMP/stderr")
@@ -516,7 +525,7 @@ libcni() {
 	fx_sync
 	[ -f "$RDMASIM_LIB" ] && preload=$RDMASIM_LIB
 	T_LAST="libcni $verb $(jq -c . "$list") $*"
-	OUT=$(env LD_PRELOAD="$preload" "$CNITOOL" -conflist "$list" -path "$(cni_path)" \
+	OUT=$(timeout -k 5 "$T_TIMEOUT" env LD_PRELOAD="$preload" "$CNITOOL" -conflist "$list" -path "$(cni_path)" \
 		-cache "$TMP/libcni" -netns "$NETNS" -ifname "$IFNAME" -id "$CID" \
 		-args "IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=${POD:-none}" \
 		"$@" "$verb" 2>"$TMP/stderr")
@@ -541,11 +550,11 @@ pod_die() {
 		l=$(vf_link "$i" "$pns")
 		[ -n "$l" ] || continue
 		name=$(link_field "$l" .ifname)
-		if ip link show dev "$name" >/dev/null 2>&1; then
+		if ! ip -n "$pns" link set dev "$name" netns $$ 2>/dev/null; then
 			ip -n "$pns" link set dev "$name" name "dev${FX_VF_IDX[i]}" || return
 			name=dev${FX_VF_IDX[i]}
+			ip -n "$pns" link set dev "$name" netns $$ || return
 		fi
-		ip -n "$pns" link set dev "$name" netns $$ || return
 		ip link set dev "$name" down || return
 	done
 	sim_netns_gone "$(netns_inode "$pns")" || return
@@ -569,6 +578,14 @@ vf_to_pod() {
 	ip link set dev "${FX_VF_IF[$1]}" netns "$2" &&
 		ip -n "$2" link set dev "${FX_VF_IF[$1]}" name "$3" &&
 		ip -n "$2" link set dev "$3" up
+}
+
+# vf_from_pod I NETNS-NAME IFNAME: sriov-cni's DEL: down, its host name back
+# (renamed in the pod, so no host name can clash), into the host.
+vf_from_pod() {
+	ip -n "$2" link set dev "$3" down &&
+		ip -n "$2" link set dev "$3" name "${FX_VF_IF[$1]}" &&
+		ip -n "$2" link set dev "${FX_VF_IF[$1]}" netns $$
 }
 
 # ---- assertions shared by the tests ----------------------------------------

@@ -21,25 +21,26 @@ is "$(ls "$dev/$FX_PF_BDF/net")" "$FX_PF" "PF net/ names the PF netdev"
 is "$(rdma_visible "")" "mlx5_0 mlx5_1" "the host sees the PF and VF 0 RDMA devices"
 
 pod_new
-vf_to_pod 0 "$POD" net1
+# A pod-side name no parallel test uses: the host sees it after pod_die.
+podif=${P}n1
+vf_to_pod 0 "$POD" "$podif"
 fx_sync
 is "$(ls "$dev/$vf0/net")" "" "a VF netdev in a pod leaves net/ empty"
-is "$(link_field "$(vf_link 0 "$POD")" .ifname)" net1 "vf_link finds the VF in the pod by ifindex"
+is "$(link_field "$(vf_link 0 "$POD")" .ifname)" "$podif" "vf_link finds the VF in the pod by ifindex"
 rdma_move_by_hand mlx5_1 "" "$POD"
 fx_sync
 is "$(rdma_visible "$POD")" mlx5_1 "the pod sees the RDMA device moved into it"
 is "$(rdma_visible "")" mlx5_0 "the host no longer does"
 is "$(ls "$dev/$vf0/infiniband")" "" "an RDMA device in a pod leaves infiniband/ empty"
 
-ip -n "$POD" link set dev net1 alias "from-test"
+ip -n "$POD" link set dev "$podif" alias "from-test"
 pod_die "$POD"
 l=$(vf_link 0)
-is "$(link_field "$l" .ifname)" net1 "after netns death the VF is back in the host named as in the pod"
+is "$(link_field "$l" .ifname)" "$podif" "after netns death the VF is back in the host named as in the pod"
 is "$(link_field "$l" .ifalias)" from-test "and keeps its alias"
 is "$(link_field "$l" '.flags | index("UP") != null')" false "and is down"
 is "$(rdma_visible "")" "mlx5_0 mlx5_1" "and its RDMA device is back in the host"
 fx_sync
-is "$(ls "$dev/$vf0/net")" net1 "net/ follows the VF's current name"
-ip link set dev net1 name "${FX_VF_IF[0]}"
+is "$(ls "$dev/$vf0/net")" "$podif" "net/ follows the VF's current name"
 
 done_testing

@@ -54,7 +54,7 @@ if is "$RC" 0 "ADD for the CHECK case"; then
 	c=$(with_prev "$c" "$OUT")
 	cni CHECK "$c"
 	is "$RC" 0 "CHECK passes with the RDMA device in the pod"
-	rdma_move_by_hand mlx5_1 "$POD" "$(host_netns)"
+	rdma_move_by_hand mlx5_1 "$POD" ""
 	cni CHECK "$c"
 	ok "CHECK fails once mlx5_1 is moved back to the host by hand" test "$RC" -ne 0
 	cni DEL "$c"
@@ -91,9 +91,7 @@ cni DEL "$c"
 is "$RC" 0 "chained DEL succeeds"
 is "$(rdma_visible "")" "mlx5_0 mlx5_1 mlx5_2" "chained DEL returns the RDMA device to the host"
 is "$(link_field "$(vf_link 1 "$POD")" .ifname)" net1 "chained DEL leaves the netdev to sriov-cni"
-ip -n "$POD" link set dev net1 down
-ip -n "$POD" link set dev net1 netns $$
-ip link set dev net1 name "${FX_VF_IF[1]}"
+vf_from_pod 1 "$POD" net1
 is "$(host_state)" "$before" "after sriov-cni's DEL the host is as before"
 VF=0
 
