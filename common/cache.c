@@ -40,6 +40,9 @@ int cache_mkdir(const char *dir)
 
 	if (!len || len >= sizeof(path))
 		return -EINVAL;
+	/* The common case, on every ADD: the directory is there already. */
+	if (stat(dir, &st) == 0)
+		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
 	memcpy(path, dir, len + 1);
 	for (i = 1; i <= len; i++) {
 		if (path[i] != '/' && path[i] != '\0')
