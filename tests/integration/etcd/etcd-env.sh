@@ -10,6 +10,11 @@
 ETCD_BIN=${ETCD_BIN:-etcd}
 ETCD_PIDS=()
 ETCD_DIRS=()
+# For a TLS instance: ETCD_SCHEME=https, ETCD_ARGS the etcd TLS flags,
+# ETCD_CURL_ARGS what curl needs to ask its health.
+ETCD_SCHEME=http
+ETCD_ARGS=()
+ETCD_CURL_ARGS=()
 
 free_port() {
 	local p
@@ -25,7 +30,7 @@ etcd_run() {
 	"$ETCD_BIN" --name "n$$" --data-dir "$dir/data" \
 		--listen-client-urls "$url" --advertise-client-urls "$url" \
 		--listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-		--initial-cluster "n$$=$peer" \
+		--initial-cluster "n$$=$peer" "${ETCD_ARGS[@]}" \
 		--log-level error --logger zap >>"$dir/log" 2>&1 &
 	ETCD_PIDS+=($!)
 }
@@ -33,7 +38,7 @@ etcd_run() {
 etcd_wait() {
 	local url=$1 dir=$2 i
 	for i in $(seq 200); do
-		curl -sf -m 1 "$url/health" 2>/dev/null | grep -q '"true"' && return 0
+		curl -sf -m 1 "${ETCD_CURL_ARGS[@]}" "$url/health" 2>/dev/null | grep -q '"true"' && return 0
 		kill -0 "$!" 2>/dev/null || break
 		sleep 0.1
 	done
@@ -49,7 +54,7 @@ etcd_start() {
 	for try in 1 2 3; do
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 		ETCD_DIRS+=("$dir")
-		url=http://127.0.0.1:$(free_port)
+		url=$ETCD_SCHEME://127.0.0.1:$(free_port)
 		peer=http://127.0.0.1:$(free_port)
 		echo "$peer" >"$dir/peer"
 		etcd_run "$dir" "$url" "$peer"
