@@ -40,16 +40,20 @@ static const struct {
 	{ VAR_PATH, "CNI_PATH", offsetof(struct cni_env, path) },
 };
 
+/* Not isalnum(): that follows the locale, the rule is ASCII. */
+static bool id_char(char c, bool first)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+	       (!first && (c == '_' || c == '.' || c == '-'));
+}
+
 bool env_valid_id(const char *s)
 {
-	if (!s || !isalnum((unsigned char)*s) || !isascii((unsigned char)*s))
+	if (!s || !id_char(*s, true))
 		return false;
-	for (s++; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (!isascii(c) || !(isalnum(c) || c == '_' || c == '.' || c == '-'))
+	for (s++; *s; s++)
+		if (!id_char(*s, false))
 			return false;
-	}
 	return true;
 }
 

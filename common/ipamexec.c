@@ -71,31 +71,31 @@ static int spawn(struct child *c, const char *path, enum cni_cmd cmd, struct cni
 	posix_spawn_file_actions_t fa;
 	char command[32];
 	char *argv[] = { (char *)path, NULL };
-	char **envp = NULL;
+	char **envp;
 	int in[2] = { -1, -1 }, out[2] = { -1, -1 };
+	pid_t pid;
 	int ret;
 
 	snprintf(command, sizeof(command), "CNI_COMMAND=%s", env_cmd_name(cmd));
-	ret = posix_spawn_file_actions_init(&fa);
-	if (ret) {
-		ret = -ret;
-		goto fail;
-	}
 	envp = child_env(command);
-	if (!envp || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC)) {
+	/* our end of its stdin is non-blocking: a big config must never stall reading its stdout */
+	if (!envp || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
+	    fcntl(in[1], F_SETFL, O_NONBLOCK)) {
 		ret = -errno;
 		goto out;
 	}
+	ret = -posix_spawn_file_actions_init(&fa);
+	if (ret)
+		goto out;
 	ret = -posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
 	if (!ret)
 		ret = -posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
 	if (!ret)
-		ret = -posix_spawn(&c->pid, path, &fa, NULL, argv, envp);
-	if (ret)
-		c->pid = -1;
-out:
+		ret = -posix_spawn(&pid, path, &fa, NULL, argv, envp);
+	if (!ret)
+		c->pid = pid;
 	posix_spawn_file_actions_destroy(&fa);
-fail:
+out:
 	free(envp);
 	if (in[0] >= 0)
 		close(in[0]);
@@ -261,9 +261,14 @@ int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_
 	close_fd(&c.in);
 	close_fd(&c.out);
 	sigaction(SIGPIPE, &old, NULL);
-	if (c.pid > 0 && reap(c.pid, &status) && !ret) {
-		cni_err_set(err, CNI_ERR_IPAM, "failed to wait for ipam plugin %s: %s", type, strerror(errno));
-		ret = -ECHILD;
+	if (c.pid > 0) {
+		int waited = reap(c.pid, &status);
+
+		if (waited && !ret) {
+			cni_err_set(err, CNI_ERR_IPAM, "failed to wait for ipam plugin %s: %s", type,
+				    strerror(-waited));
+			ret = waited;
+		}
 	}
 	if (ret)
 		goto out;

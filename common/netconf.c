@@ -1,7 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The common network config keys and typed readers for a plugin's own keys. */
 #include <errno.h>
-#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include "env.h"
@@ -66,7 +65,7 @@ int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long 
 	if (!item)
 		return 0;
 	d = item->valuedouble;
-	if (!cJSON_IsNumber(item) || d != floor(d) || isinf(d)) {
+	if (!cJSON_IsNumber(item)) {
 		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an integer", key);
 		return -EINVAL;
 	}
@@ -74,6 +73,10 @@ int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long 
 		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" value %.0f is out of range [%ld, %ld]",
 			    key, d, min, max);
 		return -ERANGE;
+	}
+	if (d != (double)(long)d) {
+		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an integer", key);
+		return -EINVAL;
 	}
 	*out = (long)d;
 	if (present)

@@ -10,47 +10,39 @@
 
 static int read_stdin(struct plugin_ctx *ctx)
 {
-	size_t cap = 4096;
-	char *buf = NULL, *grown;
-	ssize_t n;
+	char *buf = malloc(PLUGIN_STDIN_MAX + 2);
+	size_t len = 0;
+	ssize_t n = 0;
 	int ret = -ENOMEM;
 
-	for (;;) {
-		if (!buf || ctx->conf_len + 1 == cap) {
-			if (buf)
-				cap *= 2;
-			grown = realloc(buf, cap);
-			if (!grown)
-				goto out;
-			buf = grown;
-		}
-		n = read(STDIN_FILENO, buf + ctx->conf_len, cap - 1 - ctx->conf_len);
+	if (!buf)
+		goto fail;
+	/* reading one byte past the limit tells "too big" from "exactly the limit" */
+	while (len <= PLUGIN_STDIN_MAX) {
+		n = read(STDIN_FILENO, buf + len, PLUGIN_STDIN_MAX + 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n < 0) {
-			ret = -errno;
-			cni_err_set(&ctx->err, CNI_ERR_IO, "failed to read the network config from stdin: %s",
-				    strerror(errno));
-			goto out;
-		}
-		if (n == 0)
+		if (n <= 0)
 			break;
-		ctx->conf_len += (size_t)n;
-		if (ctx->conf_len > PLUGIN_STDIN_MAX) {
-			ret = -EFBIG;
-			cni_err_set(&ctx->err, CNI_ERR_DECODE, "network config on stdin exceeds %d bytes",
-				    PLUGIN_STDIN_MAX);
-			goto out;
-		}
+		len += (size_t)n;
 	}
-	buf[ctx->conf_len] = '\0';
+	if (n < 0) {
+		ret = -errno;
+		goto fail;
+	}
+	if (len > PLUGIN_STDIN_MAX) {
+		cni_err_set(&ctx->err, CNI_ERR_DECODE, "network config on stdin exceeds %d bytes",
+			    PLUGIN_STDIN_MAX);
+		free(buf);
+		return -EFBIG;
+	}
+	buf[len] = '\0';
 	ctx->conf = buf;
-	buf = NULL;
-	ret = 0;
-out:
-	if (ret && !cni_err_is_set(&ctx->err))
-		cni_err_set(&ctx->err, CNI_ERR_IO, "failed to read the network config from stdin: %s",
-			    strerror(-ret));
+	ctx->conf_len = len;
+	return 0;
+fail:
+	cni_err_set(&ctx->err, CNI_ERR_IO, "failed to read the network config from stdin: %s",
+		    strerror(-ret));
 	free(buf);
 	return ret;
 }
@@ -65,21 +57,13 @@ static const struct plugin_verb *find_verb(const struct plugin_verb *verbs, size
 	return NULL;
 }
 
-/* Runs the command; on success *doc is what to print (NULL: nothing). */
-static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, size_t n_verbs, char **doc)
+static int run_verb(struct plugin_ctx *ctx, const struct plugin_verb *verbs, size_t n_verbs)
 {
 	const struct plugin_verb *verb;
 	enum cni_version v = CNI_V110;
 	int ret;
 
-	if (env_read(&ctx->env, &ctx->err) || read_stdin(ctx))
-		return -EINVAL;
-	netconf_sniff_version(ctx->conf, ctx->version);
 	version_parse(ctx->version, &v);
-	if (ctx->env.cmd == CNI_CMD_VERSION) {
-		*doc = version_info_json(ctx->version);
-		goto print;
-	}
 	if (env_check_version(ctx->env.cmd, v, &ctx->err))
 		return -EINVAL;
 	verb = find_verb(verbs, n_verbs, ctx->env.cmd);
@@ -89,15 +73,30 @@ static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, siz
 		return -EOPNOTSUPP;
 	}
 	ret = verb->fn(ctx);
-	if (ret || cni_err_is_set(&ctx->err)) {
-		cni_err_set(&ctx->err, CNI_ERR_IO, "%s failed: %s", env_cmd_name(ctx->env.cmd),
-			    strerror(ret < 0 ? -ret : EIO));
-		return ret ? ret : -EIO;
-	}
-	if (!ctx->out)
+	if (!ret && !cni_err_is_set(&ctx->err))
 		return 0;
-	*doc = cJSON_PrintUnformatted(ctx->out);
-print:
+	/* a verb that failed without saying why still gets an error document */
+	cni_err_set(&ctx->err, CNI_ERR_IO, "%s failed: %s", env_cmd_name(ctx->env.cmd),
+		    strerror(ret < 0 ? -ret : EIO));
+	return ret ? ret : -EIO;
+}
+
+/* Runs the command; on success *doc is what to print (NULL: nothing). */
+static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, size_t n_verbs, char **doc)
+{
+	int ret;
+
+	if (env_read(&ctx->env, &ctx->err) || read_stdin(ctx))
+		return -EINVAL;
+	netconf_sniff_version(ctx->conf, ctx->version);
+	if (ctx->env.cmd == CNI_CMD_VERSION) {
+		*doc = version_info_json(ctx->version);
+	} else {
+		ret = run_verb(ctx, verbs, n_verbs);
+		if (ret || !ctx->out)
+			return ret;
+		*doc = cJSON_PrintUnformatted(ctx->out);
+	}
 	if (!*doc) {
 		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory printing the %s answer",
 			    env_cmd_name(ctx->env.cmd));
@@ -114,7 +113,6 @@ int plugin_main(const struct plugin_verb *verbs, size_t n_verbs)
 
 	if (dispatch(&ctx, verbs, n_verbs, &doc)) {
 		status = 1;
-		free(doc);
 		doc = cni_err_json(&ctx.err, ctx.version);
 	}
 	if (doc && (printf("%s\n", doc) < 0 || fflush(stdout)))

@@ -44,7 +44,7 @@ static int get_int(const cJSON *obj, const char *key, const char *where, int min
 	if (!item)
 		return 0;
 	d = cJSON_IsNumber(item) ? item->valuedouble : NAN;
-	if (!(d >= min && d <= max) || d != floor(d)) {
+	if (!(d >= min && d <= max) || d != (double)(int)d) {
 		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s%s is not an integer in [%d, %d]",
 			    where, key, min, max);
 		return -EINVAL;
@@ -85,8 +85,8 @@ static int get_addr(const cJSON *obj, const char *key, const char *where, struct
 }
 
 /* The array under key (absent: NULL, 0), at most max entries. */
-static int get_array(const cJSON *obj, const char *key, int max, const cJSON **out,
-		     struct cni_err *err)
+static int get_array(const cJSON *obj, const char *key, const char *where, int max,
+		     const cJSON **out, struct cni_err *err)
 {
 	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
 
@@ -94,11 +94,11 @@ static int get_array(const cJSON *obj, const char *key, int max, const cJSON **o
 	if (!item || cJSON_IsNull(item))
 		return 0;
 	if (!cJSON_IsArray(item)) {
-		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s is not an array", key);
+		cni_err_set(err, CNI_ERR_DECODE, "invalid result: %s%s is not an array", where, key);
 		return -EINVAL;
 	}
 	if (cJSON_GetArraySize(item) > max) {
-		cni_err_set(err, CNI_ERR_DECODE, "invalid result: too many %s (max %d)", key, max);
+		cni_err_set(err, CNI_ERR_DECODE, "invalid result: too many %s%s (max %d)", where, key, max);
 		return -EINVAL;
 	}
 	*out = item;
@@ -166,7 +166,7 @@ static int parse_strings(const cJSON *dns, const char *key, char list[][RESULT_S
 	const cJSON *arr, *item;
 	char where[WHERE_MAX];
 
-	if (get_array(dns, key, RESULT_MAX_DNS, &arr, err))
+	if (get_array(dns, key, "dns.", RESULT_MAX_DNS, &arr, err))
 		return -EINVAL;
 	cJSON_ArrayForEach(item, arr) {
 		if (!cJSON_IsString(item) || strlen(item->valuestring) >= RESULT_STR_MAX) {
@@ -200,9 +200,9 @@ int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err)
 
 	memset(out, 0, sizeof(*out));
 	if (check_object(json, "result", err) ||
-	    get_array(json, "interfaces", RESULT_MAX_IFACES, &ifaces, err) ||
-	    get_array(json, "ips", RESULT_MAX_IPS, &ips, err) ||
-	    get_array(json, "routes", RESULT_MAX_ROUTES, &routes, err))
+	    get_array(json, "interfaces", "", RESULT_MAX_IFACES, &ifaces, err) ||
+	    get_array(json, "ips", "", RESULT_MAX_IPS, &ips, err) ||
+	    get_array(json, "routes", "", RESULT_MAX_ROUTES, &routes, err))
 		goto fail;
 	cJSON_ArrayForEach(item, ifaces) {
 		snprintf(where, sizeof(where), "interfaces[%d].", out->n_ifaces);
@@ -264,7 +264,8 @@ static bool add_iface(cJSON *arr, const struct cni_iface *i, enum cni_version v)
 {
 	cJSON *obj = add_object(arr);
 
-	if (!obj || !add_str(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
+	/* name is the one required key, so it is printed even when empty */
+	if (!obj || !cJSON_AddStringToObject(obj, "name", i->name) || !add_str(obj, "mac", i->mac))
 		return false;
 	if (v >= CNI_V110 && i->mtu && !cJSON_AddNumberToObject(obj, "mtu", i->mtu))
 		return false;

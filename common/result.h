@@ -60,6 +60,7 @@ int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err)
 /* The result in version v (0.3.x/0.4.0 carry ips[].version, 1.1.0 adds
  * interface mtu/pciID). The caller deletes the tree. NULL + errno on OOM. */
 cJSON *result_to_json(const struct cni_result *r, enum cni_version v);
-/* Adds an interface, returns its index or -ENOSPC. */
+/* Adds an interface, returns its index, -ENOSPC when full or -EINVAL when a
+ * string does not fit. */
 int result_add_iface(struct cni_result *r, const char *name, const char *mac,
 		     const char *sandbox);

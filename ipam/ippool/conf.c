@@ -282,8 +282,9 @@ static int read_scalars(const cJSON *ipam, const cJSON *file, struct pool_conf *
 		return -EINVAL;
 	if (!c->network[0])
 		strcpy(c->network, CONF_DEFAULT_NETWORK);
-	else if (!conf_valid_name(c->network)) {
-		cni_err_set(err, CNI_ERR_CONFIG, "invalid network_name \"%s\"", c->network);
+	else if (!conf_valid_name(c->network) || strlen(c->network) > CONF_NETWORK_MAX) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid network_name \"%s\": want %s, at most %d bytes",
+			    c->network, "[a-zA-Z0-9][a-zA-Z0-9_.-]*", CONF_NETWORK_MAX);
 		return -EINVAL;
 	}
 	v = get(ipam, file, "enable_overlapping_ranges");

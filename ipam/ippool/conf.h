@@ -15,6 +15,8 @@
 /* network_name when none is set: every such config shares one address space,
  * as whereabouts does; "_" can never be a user's network_name. */
 #define CONF_DEFAULT_NETWORK "_"
+/* Store file names embed it next to a range and an address (NAME_MAX 255). */
+#define CONF_NETWORK_MAX 128
 
 struct pool_conf {
 	char network[POOL_NAME_MAX];

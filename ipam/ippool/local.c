@@ -367,7 +367,8 @@ static int list_dir(int dirfd, bool reap, char ***out, size_t *n)
 		free(names);
 		return ret;
 	}
-	qsort(names, *n, sizeof(*names), name_cmp);
+	if (*n)
+		qsort(names, *n, sizeof(*names), name_cmp);
 	*out = names;
 	return 0;
 }
@@ -503,7 +504,8 @@ static int write_indexes(struct local *l, struct collect *c, struct cni_err *err
 		cni_err_set(err, CNI_ERR_STORE, "out of memory");
 		return -ENOMEM;
 	}
-	qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
+	if (c->n)
+		qsort(c->e, c->n, sizeof(*c->e), entry_cmp);
 	while (i < c->n && !ret) {
 		for (j = i, m = 0; j < c->n && c->e[j].scope == c->e[i].scope; j++)
 			if (!m || a[m - 1] != c->e[j].addr)

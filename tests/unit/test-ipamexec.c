@@ -36,6 +36,8 @@ static const struct {
 	{ "badresult", 0755, "echo '{\"ips\":[{\"address\":\"192.0.2.5\"}]}'\n" },
 	{ "noexec", 0644, "echo '{}'\n" },
 	{ "noread", 0755, "exit 0\n" },
+	/* fills its stdout pipe before reading stdin */
+	{ "chatty", 0755, "head -c 300000 /dev/zero\ncat > /dev/null\n" },
 	{ "huge", 0755, "head -c 1100000 /dev/zero | tr '\\0' x\n" },
 	{ "killed", 0755, "kill -9 $$\n" },
 	{ "codezero", 0755, "echo '{\"code\":0,\"msg\":\"odd\"}'\nexit 1\n" },
@@ -182,7 +184,28 @@ START_TEST(test_large_config_unread)
 	/* the plugin exits without reading: EPIPE must not kill us or fail the call */
 	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "noread", big, len, NULL, &err), 0);
 	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "good", big, len, NULL, &err), 0);
+	/* neither side may block the other */
+	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "chatty", big, len, NULL, &err), 0);
 	free(big);
+}
+END_TEST
+
+START_TEST(test_exec_fails)
+{
+	struct cni_err err = { 0 };
+	char path[128];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/badinterp", dir);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs("#!/nonexistent/sh\n", f);
+	fclose(f);
+	ck_assert_int_eq(chmod(path, 0755), 0);
+	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "badinterp", conf, strlen(conf), NULL, &err), -ENOENT);
+	ck_assert_int_eq(err.code, CNI_ERR_IPAM);
+	ck_assert_ptr_nonnull(strstr(err.msg, "failed to run ipam plugin /tmp/test-ipamexec."));
+	ck_assert_ptr_nonnull(strstr(err.msg, "/badinterp: No such file or directory"));
 }
 END_TEST
 
@@ -207,6 +230,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_run, 0, N(runs));
 	tcase_add_test(tc, test_what_the_plugin_sees);
 	tcase_add_test(tc, test_large_config_unread);
+	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_no_cni_path);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

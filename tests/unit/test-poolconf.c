@@ -43,6 +43,8 @@ static const struct {
 	{ "{'range':'192.0.2.0/24','ipRanges':{}}", NULL, CNI_ERR_DECODE, "\"ipRanges\" must be an array" },
 	{ "{'range':'192.0.2.0/24','ipRanges':[5]}", NULL, CNI_ERR_DECODE, "\"ipRanges\" must hold objects" },
 	{ "{'range':'192.0.2.0/24','network_name':'../x'}", NULL, CNI_ERR_CONFIG, "invalid network_name \"../x\"" },
+	{ "{'range':'192.0.2.0/24','network_name':'n1234567890123456789012345678901234567890123456789012345678901234"
+	  "5678901234567890123456789012345678901234567890123456789012345678'}", NULL, CNI_ERR_CONFIG, "at most 128 bytes" },
 	{ "{'range':'192.0.2.0/24','enable_overlapping_ranges':'yes'}", NULL, CNI_ERR_DECODE,
 	  "enable_overlapping_ranges" },
 	{ "{'range':'192.0.2.0/24','release_hold_seconds':-1}", NULL, CNI_ERR_CONFIG, "release_hold_seconds" },

@@ -144,10 +144,10 @@ static const struct {
 	{ "{'routes':[{'dst':'0.0.0.0/0','gw':'192.0.2.300'}]}", "routes[0].gw" },
 	{ "{'routes':'x'}", "routes is not an array" },
 	{ "{'dns':[]}", "dns is not an object" },
-	{ "{'dns':{'nameservers':'192.0.2.53'}}", "nameservers is not an array" },
+	{ "{'dns':{'nameservers':'192.0.2.53'}}", "dns.nameservers is not an array" },
 	{ "{'dns':{'nameservers':[53]}}", "dns.nameservers[0] is not a string" },
 	{ "{'dns':{'domain':1}}", "dns.domain is not a string" },
-	{ "{'dns':{'search':['a','b','c','d','e','f','g','h','i']}}", "too many search" },
+	{ "{'dns':{'search':['a','b','c','d','e','f','g','h','i']}}", "too many dns.search (max 8)" },
 	{ "{'dns':{'options':[null]}}", "dns.options[0] is not a string" },
 };
 

@@ -1,0 +1,51 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Fuzz target: netconf_parse, the typed getters and the version sniffer on arbitrary JSON. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "env.h"
+#include "netconf.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+static void getters(const cJSON *root)
+{
+	struct cni_err err = { 0 };
+	char buf[32];
+	bool b, present;
+	long l;
+
+	netconf_get_string(root, "deviceID", buf, sizeof(buf), &err);
+	netconf_get_bool(root, "spoofchk", &b, &present, &err);
+	netconf_get_int(root, "vlan", 0, 4095, &l, &present, &err);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char *doc = malloc(size + 1), version[16];
+	struct cni_netconf *nc = malloc(sizeof(*nc));
+	struct cni_err err = { 0 };
+	cJSON *root = NULL;
+
+	if (!doc || !nc)
+		goto out;
+	memcpy(doc, data, size);
+	doc[size] = '\0';
+	netconf_sniff_version(doc, version);
+	root = cJSON_Parse(doc);
+	if (!root)
+		goto out;
+	if (netconf_parse(root, nc, &err)) {
+		if (!err.code || nc->valid)
+			abort();	/* failures say why and leave nothing to free */
+	} else if (version_parse(nc->version_str, &nc->version) || !env_valid_id(nc->name)) {
+		abort();	/* a config that parses has a known version and a safe name */
+	}
+	netconf_release(nc);
+	getters(root);
+out:
+	cJSON_Delete(root);
+	free(nc);
+	free(doc);
+	return 0;
+}
