@@ -9,6 +9,7 @@
 #include <sys/socket.h>
 #include "etcd.h"
 #include "etcd_layout.h"
+#include "env.h"
 #include "log.h"
 #include "range.h"
 #include "store.h"
@@ -43,6 +44,15 @@ static int corrupt(struct cni_err *err, const char *key)
 {
 	cni_err_set(err, CNI_ERR_STORE, "etcd store: corrupt value at key %s", key);
 	return -EIO;
+}
+
+/* The attachment becomes part of a key: design.md's rules keep it one. */
+static int check_key(const struct pool_key *k, struct cni_err *err)
+{
+	if (env_valid_id(k->containerid) && env_valid_ifname(k->ifname))
+		return 0;
+	cni_err_set(err, CNI_ERR_ENV, "invalid attachment (%s, %s)", k->containerid, k->ifname);
+	return -EINVAL;
 }
 
 static int read_lease(const struct etcd_kv *kv, struct pool_lease *l, char keys[][KEY_MAX],
@@ -299,7 +309,7 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 
 static int op_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
 {
-	return release_key((struct estore *)ps, key, err);
+	return check_key(key, err) ? -EINVAL : release_key((struct estore *)ps, key, err);
 }
 
 /* ---- reserve ---- */
@@ -679,6 +689,8 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 	unsigned int attempt;
 	int i, ret = 0;
 
+	if (check_key(&owner->key, err))
+		return -EINVAL;
 	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
 	for (i = 0; i < n; i++)
 		layout_info_key(s->conf.prefix, r[i].network, r[i].pool, sn.keys[1 + i]);
@@ -713,6 +725,8 @@ static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct poo
 	struct etcd_kvs kvs;
 	int ret;
 
+	if (check_key(k, err))
+		return -EINVAL;
 	layout_owner_key(s->conf.prefix, k, key);
 	ret = get_one(s, key, &kvs, err);
 	if (!ret)
