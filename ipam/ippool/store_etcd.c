@@ -398,8 +398,8 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 	if ((kvs.n && layout_value_blocks(kvs.kv[0].value, now_s())) ||
 	    picked(prev, n_prev, p->dir, r->want)) {
 		pool_addr_format(r->family, r->want, text, sizeof(text));
-		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already in use",
-			    text, r->desc);
+		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
+			    text, r->pool);
 		ret = -EADDRINUSE;
 	}
 	etcd_kvs_release(&kvs);
@@ -691,6 +691,10 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 
 	if (check_key(&owner->key, err))
 		return -EINVAL;
+	if (n < 1 || n > POOL_MAX_RANGES) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
+		return -EINVAL;
+	}
 	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
 	for (i = 0; i < n; i++)
 		layout_info_key(s->conf.prefix, r[i].network, r[i].pool, sn.keys[1 + i]);
