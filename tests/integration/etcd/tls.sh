@@ -4,6 +4,8 @@
 # (username/password -> token), each on a private instance.
 . "$(dirname "$0")/lib.sh"
 
+command -v "$ETCD_BIN" >/dev/null || { echo "1..0 # SKIP needs its own etcd: no $ETCD_BIN"; exit 77; }
+
 command -v openssl >/dev/null || { echo "1..0 # SKIP no openssl"; exit 77; }
 K=$TMP/pki
 mkdir -p "$K"
