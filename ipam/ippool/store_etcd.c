@@ -642,10 +642,14 @@ static int snap_read(struct estore *s, struct snap *sn, struct cni_err *err)
 	return etcd_txn(s->e, &txn, &done, sn->kvs, sn->n, err);
 }
 
-/* One attempt from a snapshot: 0 done, 1 retry (lost a race or released a
- * lease that did not fit), or an error. */
+/* What one reserve attempt leads to, besides 0 (done) and -errno. */
+enum { LOST = 1, AGAIN = 2 };
+
+/* One attempt from a snapshot: 0 done, LOST a race (the snapshot is fresh),
+ * AGAIN after releasing a lease that did not fit, or an error. lost: races
+ * lost so far. */
 static int reserve_once(struct estore *s, const struct pool_owner *owner,
-			const struct pool_range *r, int n, struct snap *sn, unsigned int attempt,
+			const struct pool_range *r, int n, struct snap *sn, unsigned int lost,
 			struct pool_lease *out, struct cni_err *err)
 {
 	char keys[POOL_MAX_RANGES][KEY_MAX];
@@ -662,7 +666,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 		sn->n = 1 + (size_t)n;
 		if (!ret)
 			ret = snap_read(s, sn, err);
-		return ret ? ret : 1;
+		return ret ? ret : AGAIN;
 	}
 	for (i = 0, ret = 0; !ret && i < n; i++) {
 		layout_scope_dir(s->conf.prefix, &r[i], p[i].dir);
@@ -672,12 +676,12 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 		else
 			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i,
 					sn->n > 1 + (size_t)n ? &sn->kvs[1 + n + i] : NULL,
-					sn->from[i], attempt ? (unsigned int)rand_r(&s->seed) %
-					(attempt < 4 ? 4u << attempt : MAX_SPREAD) : 0, err);
+					sn->from[i], lost ? (unsigned int)rand_r(&s->seed) %
+					(lost < 4 ? 4u << lost : MAX_SPREAD) : 0, err);
 	}
 	if (!ret)
 		ret = commit(s, owner, r, n, p, sn, out, &done, err);
-	return ret ? ret : !done;
+	return ret ? ret : done ? 0 : LOST;
 }
 
 static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
@@ -686,7 +690,7 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 {
 	struct estore *s = (struct estore *)ps;
 	struct snap sn = { .n = 1 + (size_t)n };
-	unsigned int attempt;
+	unsigned int lost = 0;
 	int i, ret = 0;
 
 	if (check_key(&owner->key, err))
@@ -704,17 +708,17 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 	 * of its txn re-reads it). */
 	ret = snap_read(s, &sn, err);
 	if (!ret)
-		ret = 1;
-	for (attempt = 0; ret == 1 && etcd_remaining_ms(s->e) > 0; attempt++) {
-		if (attempt) {
+		ret = AGAIN;
+	while (ret > 0 && etcd_remaining_ms(s->e) > 0) {
+		ret = reserve_once(s, owner, r, n, &sn, lost, out, err);
+		if (ret == LOST) {
 			log_debug("etcd store: reserve for %s/%s lost a race, retrying",
 				  owner->key.containerid, owner->key.ifname);
-			backoff(s, attempt - 1);
+			backoff(s, lost++);
 		}
-		ret = reserve_once(s, owner, r, n, &sn, attempt, out, err);
 	}
 	snap_release(&sn);
-	if (ret == 1)
+	if (ret > 0)
 		return contention(s, r[0].desc, err);
 	return ret;
 }

@@ -88,6 +88,14 @@ check "GC succeeds" test "$RC" -eq 0
 check "GC kept g2 and network b" test "$(dump "$EP" "$PFX/gc" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sort | tr '\n' ' ')" = "g2 h1 h2 h3 "
 check "the store is consistent after GC" consistent "$EP" "$PFX/gc"
 
+# an attachment whose lease no longer fits the config moves, strictly lowest
+S=$(estore "[\"$EP\"]" "$PFX/refit")
+RA=$(conf rf '{"type":"ippool","store":'$S',"range":"192.0.2.0/24"}')
+RB=$(conf rf '{"type":"ippool","store":'$S',"range":"198.51.100.0/24"}')
+check "ADD in range A" add_is "$RA" m1 "192.0.2.1/24"
+check "ADD of the same attachment after a range change moves it to B's lowest" add_is "$RB" m1 "198.51.100.1/24"
+check "its old address is released" test "$(held "$EP" "$PFX/refit" | tr '\n' ' ')" = "198.51.100.1 "
+
 # release_hold_seconds
 S=$(estore "[\"$EP\"]" "$PFX/hold")
 H=$(conf nh '{"type":"ippool","store":'$S',"range":"192.0.2.0/29","release_hold_seconds":2}')
