@@ -1,9 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* CHECK: the attachment's reservation exists and is exactly the addresses of prevResult. */
+/* CHECK: the attachment's reservation is in prevResult, and prevResult holds no other address of our ranges. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include "ipaddr.h"
+#include "range.h"
 #include "setup.h"
 #include "verbs.h"
 
@@ -20,7 +21,32 @@ static bool in_result(const struct cni_result *r, const struct pool_addr *a)
 	return false;
 }
 
-static int compare(const struct pool_lease *l, const struct cni_result *prev, struct cni_err *err)
+static bool in_lease(const struct pool_lease *l, int family, pool_u128 a)
+{
+	for (int i = 0; i < l->n_addrs; i++)
+		if (l->addrs[i].family == family && l->addrs[i].addr == a)
+			return true;
+	return false;
+}
+
+/* An address of prevResult inside one of our ranges must be ours. */
+static bool stray(const struct pool_conf *c, const struct pool_lease *l, const struct ipaddr *ip)
+{
+	char text[IPADDR_STR_MAX];
+	pool_u128 a;
+	int fam;
+
+	ipaddr_format(ip, text);
+	if (range_addr_parse(text, &fam, &a))
+		return false;
+	for (int i = 0; i < c->n_ranges; i++)
+		if (c->ranges[i].family == fam && range_contains(&c->ranges[i], a))
+			return !in_lease(l, fam, a);
+	return false;
+}
+
+static int compare(const struct pool_conf *c, const struct pool_lease *l,
+		   const struct cni_result *prev, struct cni_err *err)
 {
 	char text[IPADDR_STR_MAX];
 
@@ -32,10 +58,13 @@ static int compare(const struct pool_lease *l, const struct cni_result *prev, st
 			return -EINVAL;
 		}
 	}
-	if (prev->n_ips != l->n_addrs) {
-		cni_err_set(err, CNI_ERR_CHECK, "prevResult has %d addresses, the reservation %d",
-			    prev->n_ips, l->n_addrs);
-		return -EINVAL;
+	for (int i = 0; i < prev->n_ips; i++) {
+		if (stray(c, l, &prev->ips[i].address.addr)) {
+			ipaddr_format(&prev->ips[i].address.addr, text);
+			cni_err_set(err, CNI_ERR_CHECK, "prevResult address %s is not reserved for this attachment",
+				    text);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
@@ -61,7 +90,7 @@ int cmd_check(struct plugin_ctx *ctx)
 		cni_err_set(&ctx->err, CNI_ERR_CHECK, "no reservation for container %s interface %s",
 			    key.containerid, key.ifname);
 	if (!ret)
-		ret = compare(&lease, &p.nc.prev_result, &ctx->err);
+		ret = compare(p.conf, &lease, &p.nc.prev_result, &ctx->err);
 out:
 	setup_close(&p);
 	return ret;

@@ -597,7 +597,9 @@ static int begin(struct local *l, struct cni_err *err)
 {
 	int ret;
 
-	if (flock(l->lockfd, LOCK_EX) < 0)
+	while ((ret = flock(l->lockfd, LOCK_EX)) < 0 && errno == EINTR)
+		;
+	if (ret < 0)
 		return fail(err, l, "cannot lock", "state", -errno);
 	if (index_clean(l))
 		return 0;

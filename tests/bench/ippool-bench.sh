@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # ippool vs host-local: ADD/DEL wall (median, p99) and CPU (median) on empty and prefilled pools.
-# usage: tests/bench/ippool-bench.sh [BUILD_DIR] (default ./build); RUNS=N per cell (default 200).
+# usage: tests/bench/ippool-bench.sh [BUILD_DIR] (default ./build); RUNS=N per cell (default 200),
+# TMPDIR=where the stores live (default /tmp).
 # Prints a table; never fails on numbers. Addresses are bookkeeping only (198.18.0.0/16 is the
 # RFC 2544 benchmark range, 2001:db8::/64 documentation): nothing is configured anywhere.
 set -euo pipefail
@@ -11,7 +12,7 @@ BUILD=${1:-$SRC/build}
 IPPOOL=$BUILD/ipam/ippool/ippool
 HOSTLOCAL=${HOSTLOCAL:-/usr/lib/cni/host-local}
 RUNS=${RUNS:-200}
-TMP=$(mktemp -d "/tmp/ippool-bench.$$.XXXXXX")
+TMP=$(mktemp -d "${TMPDIR:-/tmp}/ippool-bench.$$.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 [ -x "$IPPOOL" ] || { echo "build ippool first: $IPPOOL" >&2; exit 1; }

@@ -28,6 +28,10 @@ P=$(jq -c '{cniVersion:"1.0.0",ips:.ips}' <<<"$(run ADD "$C" c1 && echo "$OUT")"
 CK=$(jq -c --argjson p "$P" '. + {prevResult:$p}' <<<"$C")
 run CHECK "$CK" c1
 check "CHECK passes when prevResult matches" test "$RC" -eq 0
+run CHECK "$(jq -c '.prevResult.ips += [{"address":"198.51.100.9/24"}]' <<<"$CK")" c1
+check "CHECK ignores prevResult addresses outside our ranges" test "$RC" -eq 0
+run CHECK "$(jq -c '.prevResult.ips += [{"address":"192.0.2.9/28"}]' <<<"$CK")" c1
+check "CHECK fails (107) on an address of our range not reserved for it" failed_with 107
 run CHECK "$CK" c2
 check "CHECK fails (107) when the reservation differs" failed_with 107
 run CHECK "$CK" nosuch
