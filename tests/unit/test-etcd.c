@@ -42,25 +42,28 @@ START_TEST(txn_request_has_compares_and_both_branches)
 		{ .key = "a", .target = ETCD_MOD, .rev = 0 },
 		{ .key = "bb", .target = ETCD_VALUE, .value = "v" },
 		{ .key = "ccc", .target = ETCD_VERSION, .rev = 12345678901234LL },
+		{ .key = "d", .target = ETCD_CREATE, .rev = 7 },
 	};
 	const struct etcd_op ok[] = {
 		{ .type = ETCD_PUT, .key = "a", .value = "xyz" },
 		{ .type = ETCD_DELETE, .key = "bb" },
 	};
 	const struct etcd_op fail[] = { { .type = ETCD_RANGE, .key = "a", .range_end = "b", .limit = 8 } };
-	const struct etcd_txn txn = { cmp, 3, ok, 2, fail, 1 };
+	const struct etcd_txn txn = { cmp, 4, ok, 2, fail, 1 };
 	char *s = etcd_txn_json(&txn);
 	cJSON *o = cJSON_Parse(s);
 	const cJSON *c = cJSON_GetObjectItem(o, "compare");
 	const cJSON *succ = cJSON_GetObjectItem(o, "success");
 	const cJSON *f = cJSON_GetObjectItem(o, "failure");
 
-	ck_assert_int_eq(cJSON_GetArraySize(c), 3);
+	ck_assert_int_eq(cJSON_GetArraySize(c), 4);
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "target", NULL), "MOD");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "mod_revision", NULL), "0");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "result", NULL), "EQUAL");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 1), "value", NULL), "dg==");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 2), "version", NULL), "12345678901234");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "target", NULL), "CREATE");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "create_revision", NULL), "7");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 0), "request_put", "value"), "eHl6");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 1), "request_delete_range", "key"), "YmI=");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(f, 0), "request_range", "limit"), "8");

@@ -105,6 +105,12 @@ check "an address on hold is skipped" add_is "$H" k2 "192.0.2.2/29"
 sleep 3
 check "after the hold it is handed out again" add_is "$H" k3 "192.0.2.1/29"
 
+# the store block in the configuration file, not in the NetworkAttachmentDefinition
+echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/file")"'}' >"$TMP/store.conf"
+check "a store block from configuration_path" \
+	add_is "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/store.conf'","range":"203.0.113.0/24"}')" f1 "203.0.113.1/24"
+check "it went to etcd" test "$(held "$EP" "$PFX/file")" = "203.0.113.1"
+
 # STATUS, a store that is not there, config errors
 run STATUS "$(conf na "$A" 1.1.0)" unused
 check "STATUS succeeds with etcd up" test "$RC" -eq 0
