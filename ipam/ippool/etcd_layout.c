@@ -142,7 +142,7 @@ static char *print_free(cJSON *o)
 }
 
 /* Lease JSON: owner metadata and, per address, the key that holds it. */
-char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX])
+char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node)
 {
 	cJSON *o = cJSON_CreateObject(), *arr, *a;
 	const struct pool_owner *w = &l->owner;
@@ -153,7 +153,8 @@ char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]
 		  cJSON_AddStringToObject(o, "podNamespace", w->pod_namespace) &&
 		  cJSON_AddStringToObject(o, "podName", w->pod_name) &&
 		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
-		  cJSON_AddNumberToObject(o, "created", (double)w->created);
+		  cJSON_AddNumberToObject(o, "created", (double)w->created) &&
+		  cJSON_AddStringToObject(o, "node", node);
 
 	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
 	for (i = 0; arr && i < l->n_addrs; i++) {
@@ -311,3 +312,13 @@ bool layout_value_has_holder(const char *value)
 	return held;
 }
 
+
+bool layout_lease_on(const char *value, const char *node)
+{
+	cJSON *o = cJSON_Parse(value);
+	const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "node"));
+	bool on = n && !strcmp(n, node);
+
+	cJSON_Delete(o);
+	return on;
+}

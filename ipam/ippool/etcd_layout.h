@@ -38,9 +38,12 @@ bool layout_value_blocks(const char *value, int64_t now);
 bool layout_value_held_by(const char *value, const struct pool_key *k);
 bool layout_value_has_holder(const char *value);
 
-/* The lease: owner metadata and, per address, the key that holds it. */
-char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]);
+/* The lease: owner metadata, the node that made it and, per address, the
+ * key that holds it. */
+char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node);
 int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]);
+/* Whether the lease was made on node. */
+bool layout_lease_on(const char *value, const char *node);
 
 /* Pool info with the cursor: every usable address below it is held. */
 char *layout_info_value(const struct pool_info *pi, pool_u128 cursor);

@@ -32,6 +32,7 @@ struct estore {
 	struct etcd *e;
 	long hold_seconds;
 	unsigned int seed;
+	char node[256];		/* this node's hostname: GC judges its leases only */
 };
 
 static int oom(struct cni_err *err)
@@ -595,7 +596,7 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		strcpy(keys[i], p[i].key);
 	}
 	ok = tb_cmp_mod(&tb, sn->keys[0], 0) &&
-	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys), false);
+	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false);
 	for (i = 0; ok && i < n; i++) {
 		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
 		     tb_write(&tb, p[i].key, layout_addr_value(&owner->key, r[i].pool, r[i].family,
@@ -787,6 +788,10 @@ static int gc_one(struct estore *s, const struct etcd_kv *kv, void *arg, struct 
 	bool ours = false;
 	int i, ret;
 
+	/* valid-attachments lists what this node's runtime knows: other
+	 * nodes' leases are not its to judge. */
+	if (!layout_lease_on(kv->value, s->node))
+		return 0;
 	ret = read_lease(kv, &l, keys, err);
 	if (ret)
 		return ret;
@@ -902,7 +907,11 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	s->base.ops = &pool_store_etcd;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
-	if (!cfg->store) {
+	ret = gethostname(s->node, sizeof(s->node) - 1) ? -errno : 0;
+	if (ret) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: cannot read the hostname: %s",
+			    strerror(-ret));
+	} else if (!cfg->store) {
 		cni_err_set(err, CNI_ERR_CONFIG,
 			    "store \"etcd\" needs the object form with \"endpoints\"");
 		ret = -EINVAL;

@@ -400,7 +400,7 @@ START_TEST(lease_round_trip)
 			     ((pool_u128)0x20010db8 << 96) | 2 } },
 		.n_addrs = 2,
 	}, back;
-	char *v = layout_lease_value(&l, keys);
+	char *v = layout_lease_value(&l, keys, "node-1");
 
 	ck_assert_ptr_nonnull(v);
 	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys), 0);
@@ -412,6 +412,8 @@ START_TEST(lease_round_trip)
 	ck_assert_int_eq(back.addrs[1].family, AF_INET6);
 	ck_assert_int_eq(back.addrs[1].prefix_len, 64);
 	ck_assert_str_eq(back_keys[1], keys[1]);
+	ck_assert(layout_lease_on(v, "node-1"));
+	ck_assert(!layout_lease_on(v, "node-2"));
 	free(v);
 	ck_assert_int_eq(layout_parse_lease("{\"containerID\":\"c1\"}", &back, back_keys), -EINVAL);
 	ck_assert_int_eq(layout_parse_lease("garbage", &back, back_keys), -EINVAL);
