@@ -77,6 +77,31 @@ etcd_restart() {
 	etcd_wait "$url" "$dir"
 }
 
+# etcd_cluster VAR: three members on loopback, one temp dir; VAR_1..VAR_3
+# hold the client URLs and VAR_PID_1..3 the pids.
+etcd_cluster() {
+	local var=$1 dir i init= url=() peer=()
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
+	ETCD_DIRS+=("$dir")
+	for i in 1 2 3; do
+		url[i]=http://127.0.0.1:$(free_port)
+		peer[i]=http://127.0.0.1:$(free_port)
+		init+="m$i=${peer[i]},"
+	done
+	for i in 1 2 3; do
+		"$ETCD_BIN" --name "m$i" --data-dir "$dir/m$i" \
+			--listen-client-urls "${url[i]}" --advertise-client-urls "${url[i]}" \
+			--listen-peer-urls "${peer[i]}" --initial-advertise-peer-urls "${peer[i]}" \
+			--initial-cluster "${init%,}" --log-level error --logger zap >>"$dir/log" 2>&1 &
+		ETCD_PIDS+=($!)
+		printf -v "${var}_$i" '%s' "${url[i]}"
+		printf -v "${var}_PID_$i" '%s' "$!"
+	done
+	for i in 1 2 3; do
+		etcd_wait "${url[i]}" "$dir" || return 1
+	done
+}
+
 etcd_pause() { kill -STOP "$1"; }
 etcd_resume() { kill -CONT "$1"; }
 

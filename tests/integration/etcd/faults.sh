@@ -86,4 +86,24 @@ etcd_restart F || exit 1
 run DEL "$(cf "$PFX/kill" "[\"$F\"]")" kill-probe
 settle "$PFX/kill" kill
 
+# Quorum lost: two of three members frozen, the third still answers TCP.
+etcd_cluster Q || exit 1
+QA="[\"$Q_1\",\"$Q_2\",\"$Q_3\"]"
+check "ADD on a three-member cluster" add_is "$(cf "$PFX/q" "$QA")" q-1 "198.51.100.1/24"
+etcd_pause "$Q_PID_2"
+etcd_pause "$Q_PID_3"
+run ADD "$(cf "$PFX/q" "[\"$Q_1\"]")" q-2
+echo "# $(msg)"
+check "ADD without quorum fails with 11" failed_with 11
+check "the message names the member asked" grep -qF "$Q_1" <<<"$(msg)"
+run DEL "$(cf "$PFX/q" "[\"$Q_1\"]")" q-1
+check "DEL without quorum fails with 11 too" failed_with 11
+etcd_resume "$Q_PID_2"
+etcd_resume "$Q_PID_3"
+run DEL "$(cf "$PFX/q" "$QA")" q-2
+check "with quorum back, DEL of the failed ADD succeeds" test "$RC" -eq 0
+check "and the store holds just the first lease" \
+	test "$(held "$Q_1" "$PFX/q" | tr '\n' ' ')" = "198.51.100.1 "
+check "consistent after quorum loss" consistent "$Q_1" "$PFX/q"
+
 finish
