@@ -35,11 +35,13 @@ etcd_run() {
 	ETCD_PIDS+=($!)
 }
 
+# etcd_wait URL DIR [PID]: until URL says healthy (it has a leader), 20 s at
+# most, or until PID is gone.
 etcd_wait() {
-	local url=$1 dir=$2 i
+	local url=$1 dir=$2 pid=${3:-} i
 	for i in $(seq 200); do
 		curl -sf -m 1 "${ETCD_CURL_ARGS[@]}" "$url/health" 2>/dev/null | grep -q '"true"' && return 0
-		kill -0 "$!" 2>/dev/null || break
+		[ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	echo "etcd on $url did not start: $(tail -5 "$dir/log")" >&2
@@ -61,7 +63,7 @@ etcd_start() {
 		printf -v "$var" '%s' "$url"
 		printf -v "${var}_PID" '%s' "$!"
 		printf -v "${var}_DIR" '%s' "$dir"
-		etcd_wait "$url" "$dir" && return 0
+		etcd_wait "$url" "$dir" "$!" && return 0
 		kill "$!" 2>/dev/null
 	done
 	return 1
@@ -74,11 +76,11 @@ etcd_restart() {
 	local url=${!var} dir=${!dir_var}
 	etcd_run "$dir" "$url" "$(cat "$dir/peer")"
 	printf -v "${var}_PID" '%s' "$!"
-	etcd_wait "$url" "$dir"
+	etcd_wait "$url" "$dir" "$!"
 }
 
-# etcd_cluster VAR: three members on loopback, one temp dir; VAR_1..VAR_3
-# hold the client URLs and VAR_PID_1..3 the pids.
+# etcd_cluster VAR: three members on loopback, one temp dir (VAR_DIR);
+# VAR_1..VAR_3 hold the client URLs and VAR_PID_1..3 the pids.
 etcd_cluster() {
 	local var=$1 dir i init= url=() peer=()
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
@@ -97,6 +99,7 @@ etcd_cluster() {
 		printf -v "${var}_$i" '%s' "${url[i]}"
 		printf -v "${var}_PID_$i" '%s' "$!"
 	done
+	printf -v "${var}_DIR" '%s' "$dir"
 	for i in 1 2 3; do
 		etcd_wait "${url[i]}" "$dir" || return 1
 	done

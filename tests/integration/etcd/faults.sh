@@ -72,6 +72,7 @@ check "ADD while etcd is frozen fails with 11" failed_with 11
 check "the message names the endpoint" grep -qF "$F" <<<"$(msg)"
 wait "${BURST[@]}"
 etcd_resume "$F_PID"
+etcd_wait "$F" "$F_DIR" || true
 run DEL "$(cf "$PFX/stop" "[\"$F\"]")" stop-probe
 settle "$PFX/stop" stop
 
@@ -100,7 +101,12 @@ run DEL "$(cf "$PFX/q" "[\"$Q_1\"]")" q-1
 check "DEL without quorum fails with 11 too" failed_with 11
 etcd_resume "$Q_PID_2"
 etcd_resume "$Q_PID_3"
-run DEL "$(cf "$PFX/q" "$QA")" q-2
+# A new leader takes a moment: wait for health, then retry as a runtime would.
+for u in "$Q_1" "$Q_2" "$Q_3"; do etcd_wait "$u" "$Q_DIR" || true; done
+for try in 1 2 3 4 5; do
+	run DEL "$(cf "$PFX/q" "$QA")" q-2
+	[ "$RC" -eq 0 ] && break
+done
 check "with quorum back, DEL of the failed ADD succeeds" test "$RC" -eq 0
 check "and the store holds just the first lease" \
 	test "$(held "$Q_1" "$PFX/q" | tr '\n' ' ')" = "198.51.100.1 "
