@@ -119,7 +119,7 @@ run ADD "$(conf nd "$DEAD")" x1
 check "ADD with etcd unreachable fails with 11 naming the endpoint" \
 	test "$(code)" = 11 -a -n "$(msg | grep -F http://127.0.0.1:1)"
 run STATUS "$(conf nd "$DEAD" 1.1.0)" unused
-check "STATUS with etcd unreachable fails" test "$RC" -ne 0
+check "STATUS with etcd unreachable fails with 11" failed_with 11
 run ADD "$(conf ne '{"type":"ippool","store":{"type":"etcd","endpoints":["127.0.0.1:2379"]},"range":"192.0.2.0/24"}')" e1
 check "an endpoint without scheme is a config error (7) naming it" \
 	test "$(code)" = 7 -a -n "$(msg | grep -F 127.0.0.1:2379)"

@@ -72,7 +72,7 @@ run ADD "$(acf "$PFX/elsewhere" s3cret)" r3
 echo "# $(msg)"
 check "a prefix the user may not write is a store error (112)" failed_with 112
 run STATUS "$(acf "$PFX/elsewhere" s3cret)" unused
-check "STATUS without write permission fails" test "$RC" -ne 0
+check "STATUS without write permission fails with 50" failed_with 50
 run DEL "$(acf "${AP%/}" s3cret)" r1
 check "DEL with username and password" test "$RC" -eq 0
 
