@@ -834,9 +834,7 @@ static int setup_curl(struct etcd *e)
 int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *err)
 {
 	struct etcd *e = calloc(1, sizeof(*e));
-	int ret = -ENOMEM;
-
-	int i;
+	int ret = -ENOMEM, i;
 
 	*out = NULL;
 	if (!e)

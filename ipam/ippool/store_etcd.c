@@ -8,28 +8,21 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "etcd.h"
+#include "etcd_layout.h"
+#include "env.h"
 #include "log.h"
 #include "range.h"
 #include "store.h"
 
 /*
- * Layout under the prefix P (docs/etcd.md):
- *   P/o/<containerID>/<ifname>        the lease of one attachment (JSON)
- *   P/n/<net>/v4/<8 hex>              an address held, shared scope (IPv4)
- *   P/n/<net>/v6/<32 hex>             the same for IPv6
- *   P/n/<net>/p/<pool>/<hex>          an address held, pool scope
- *                                     (enable_overlapping_ranges false)
- *   P/i/<net>/<pool>                  pool info and its cursor (JSON)
- * <net> is network_name or "_" when unset; <pool> is the pool id with '/'
- * as '_'. Fixed-width hex makes key order address order, so the lowest free
- * address is found by a range read from the cursor, which marks the lowest
- * address that may be free: everything below it in span is held or skipped.
- * Every release touches the info of each pool whose span holds the address,
- * so a reserve that moves the cursor past an address fails its compare if
- * that address was freed meanwhile.
+ * Keys and values: etcd_layout.h. The cursor in a pool's info marks the
+ * lowest address that may be free: everything below it in span is held or
+ * skipped, so the lowest free address is a range read from it. Every release
+ * touches the info of each pool whose span holds the address, so a reserve
+ * that moves the cursor past an address fails its compare if that address
+ * was freed meanwhile.
  */
-
-#define KEY_MAX 1024
+#define KEY_MAX LAYOUT_KEY_MAX
 #define PAGE 64
 #define LIST_PAGE 500
 
@@ -39,85 +32,8 @@ struct estore {
 	struct etcd *e;
 	long hold_seconds;
 	unsigned int seed;
+	char node[256];		/* this node's hostname: GC judges its leases only */
 };
-
-static void esc(const char *in, char *out, size_t size)
-{
-	size_t i;
-
-	snprintf(out, size, "%s", *in ? in : "_");
-	for (i = 0; out[i]; i++)
-		if (out[i] == '/')
-			out[i] = '_';
-}
-
-static void owner_key(const struct estore *s, const struct pool_key *k, char *out)
-{
-	snprintf(out, KEY_MAX, "%s/o/%s/%s", s->conf.prefix, k->containerid, k->ifname);
-}
-
-static void info_key(const struct estore *s, const char *net, const char *pool, char *out)
-{
-	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
-
-	esc(net, n, sizeof(n));
-	esc(pool, p, sizeof(p));
-	snprintf(out, KEY_MAX, "%s/i/%s/%s", s->conf.prefix, n, p);
-}
-
-/* The directory of a range's uniqueness scope, ending in '/'. */
-static void scope_dir(const struct estore *s, const struct pool_range *r, char *out)
-{
-	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
-
-	esc(r->network, n, sizeof(n));
-	esc(r->pool, p, sizeof(p));
-	if (r->shared)
-		snprintf(out, KEY_MAX, "%s/n/%s/v%d/", s->conf.prefix, n,
-			 r->family == AF_INET ? 4 : 6);
-	else
-		snprintf(out, KEY_MAX, "%s/n/%s/p/%s/", s->conf.prefix, n, p);
-}
-
-static int hex_width(int family)
-{
-	return family == AF_INET ? 8 : 32;
-}
-
-static void hex_format(int family, pool_u128 a, char *out)
-{
-	int w = hex_width(family), i;
-
-	for (i = w - 1; i >= 0; i--, a >>= 4)
-		out[i] = "0123456789abcdef"[a & 15];
-	out[w] = '\0';
-}
-
-static int hex_parse(const char *s, int family, pool_u128 *out)
-{
-	int w = hex_width(family), i;
-
-	*out = 0;
-	if ((int)strlen(s) != w)
-		return -EINVAL;
-	for (i = 0; i < w; i++) {
-		const char *d = strchr("0123456789abcdef", s[i]);
-
-		if (!d || !s[i])
-			return -EINVAL;
-		*out = *out << 4 | (pool_u128)(d - "0123456789abcdef");
-	}
-	return 0;
-}
-
-static void addr_key(const char *dir, int family, pool_u128 a, char *out)
-{
-	/* Directories stay under KEY_MAX - 33 (prefix, name and id limits). */
-	size_t n = strnlen(dir, KEY_MAX - 33);
-
-	memcpy(out, dir, n);
-	hex_format(family, a, out + n);
-}
 
 static int oom(struct cni_err *err)
 {
@@ -131,220 +47,19 @@ static int corrupt(struct cni_err *err, const char *key)
 	return -EIO;
 }
 
-/* The value of an address key: who holds it, or until when it is on hold. */
-static char *addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
-			int64_t hold_until)
+/* The attachment becomes part of a key: design.md's rules keep it one. */
+static int check_key(const struct pool_key *k, struct cni_err *err)
 {
-	cJSON *o = cJSON_CreateObject();
-	char text[64];
-	char *s = NULL;
-	bool ok;
-
-	pool_addr_format(family, a, text, sizeof(text));
-	ok = o && cJSON_AddStringToObject(o, "address", text) &&
-	     cJSON_AddStringToObject(o, "pool", pool);
-	if (ok && k)
-		ok = cJSON_AddStringToObject(o, "containerID", k->containerid) &&
-		     cJSON_AddStringToObject(o, "ifname", k->ifname);
-	else if (ok)
-		ok = cJSON_AddNumberToObject(o, "holdUntil", (double)hold_until);
-	if (ok)
-		s = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return s;
+	if (env_valid_id(k->containerid) && env_valid_ifname(k->ifname))
+		return 0;
+	cni_err_set(err, CNI_ERR_ENV, "invalid attachment (%s, %s)", k->containerid, k->ifname);
+	return -EINVAL;
 }
 
-/* Whether an address key's value blocks allocation now (a holder, or a hold
- * that has not run out). */
-static bool value_blocks(const char *value, int64_t now)
+static int read_lease(const struct etcd_kv *kv, struct pool_lease *l, char keys[][KEY_MAX],
+		      struct cni_err *err)
 {
-	cJSON *o = cJSON_Parse(value);
-	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "holdUntil");
-	bool blocks = !cJSON_IsNumber(h) || (int64_t)h->valuedouble > now;
-
-	cJSON_Delete(o);
-	return blocks;
-}
-
-static bool value_held_by(const char *value, const struct pool_key *k)
-{
-	cJSON *o = cJSON_Parse(value);
-	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
-	const char *ifn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "ifname"));
-	bool held = id && ifn && !strcmp(id, k->containerid) && !strcmp(ifn, k->ifname);
-
-	cJSON_Delete(o);
-	return held;
-}
-
-static char *print_free(cJSON *o)
-{
-	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	return s;
-}
-
-/* Lease JSON: owner metadata and, per address, the key that holds it. */
-static char *lease_value(const struct pool_lease *l, char keys[][KEY_MAX])
-{
-	cJSON *o = cJSON_CreateObject(), *arr, *a;
-	const struct pool_owner *w = &l->owner;
-	char text[64];
-	int i;
-	bool ok = o && cJSON_AddStringToObject(o, "containerID", w->key.containerid) &&
-		  cJSON_AddStringToObject(o, "ifname", w->key.ifname) &&
-		  cJSON_AddStringToObject(o, "podNamespace", w->pod_namespace) &&
-		  cJSON_AddStringToObject(o, "podName", w->pod_name) &&
-		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
-		  cJSON_AddNumberToObject(o, "created", (double)w->created);
-
-	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
-	for (i = 0; arr && i < l->n_addrs; i++) {
-		const struct pool_addr *p = &l->addrs[i];
-
-		pool_addr_format(p->family, p->addr, text, sizeof(text));
-		a = cJSON_CreateObject();
-		if (!a || !cJSON_AddItemToArray(arr, a) ||
-		    !cJSON_AddStringToObject(a, "network", p->network) ||
-		    !cJSON_AddStringToObject(a, "pool", p->pool) ||
-		    !cJSON_AddNumberToObject(a, "family", p->family == AF_INET ? 4 : 6) ||
-		    !cJSON_AddNumberToObject(a, "prefixLength", p->prefix_len) ||
-		    !cJSON_AddStringToObject(a, "address", text) ||
-		    !cJSON_AddStringToObject(a, "key", keys[i])) {
-			cJSON_Delete(a);
-			arr = NULL;
-		}
-	}
-	if (!arr) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return print_free(o);
-}
-
-static bool copy_str(const cJSON *o, const char *name, char *out, size_t size)
-{
-	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
-
-	if (!v || strlen(v) >= size)
-		return false;
-	strcpy(out, v);
-	return true;
-}
-
-static bool parse_addr(const cJSON *a, struct pool_addr *p, char *key)
-{
-	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(a, "family");
-	const cJSON *len = cJSON_GetObjectItemCaseSensitive(a, "prefixLength");
-	char dir[KEY_MAX];
-	const char *slash;
-
-	if (!copy_str(a, "network", p->network, sizeof(p->network)) ||
-	    !copy_str(a, "pool", p->pool, sizeof(p->pool)) ||
-	    !copy_str(a, "key", key, KEY_MAX) || !cJSON_IsNumber(fam) || !cJSON_IsNumber(len))
-		return false;
-	p->family = fam->valueint == 4 ? AF_INET : AF_INET6;
-	p->prefix_len = len->valueint;
-	slash = strrchr(key, '/');
-	if (!slash)
-		return false;
-	snprintf(dir, sizeof(dir), "%s", slash + 1);
-	return !hex_parse(dir, p->family, &p->addr);
-}
-
-static int parse_lease(const struct etcd_kv *kv, struct pool_lease *l, char keys[][KEY_MAX],
-		       struct cni_err *err)
-{
-	cJSON *o = cJSON_Parse(kv->value);
-	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "addrs");
-	const cJSON *created = cJSON_GetObjectItemCaseSensitive(o, "created");
-	struct pool_owner *w = &l->owner;
-	const cJSON *a;
-	bool ok;
-
-	memset(l, 0, sizeof(*l));
-	ok = copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
-	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
-	     copy_str(o, "podNamespace", w->pod_namespace, sizeof(w->pod_namespace)) &&
-	     copy_str(o, "podName", w->pod_name, sizeof(w->pod_name)) &&
-	     copy_str(o, "podUID", w->pod_uid, sizeof(w->pod_uid)) &&
-	     cJSON_IsNumber(created) && cJSON_IsArray(arr) &&
-	     cJSON_GetArraySize(arr) <= POOL_MAX_RANGES;
-	if (ok)
-		w->created = (int64_t)created->valuedouble;
-	for (a = ok ? arr->child : NULL; a; a = a->next) {
-		ok = parse_addr(a, &l->addrs[l->n_addrs], keys[l->n_addrs]);
-		if (!ok)
-			break;
-		l->n_addrs++;
-	}
-	cJSON_Delete(o);
-	return ok ? 0 : corrupt(err, kv->key);
-}
-
-static char *info_value(const struct pool_info *r, pool_u128 cursor)
-{
-	cJSON *o = cJSON_CreateObject();
-	char first[33], last[33], cur[33], usable[48];
-
-	hex_format(r->family, r->span.first, first);
-	hex_format(r->family, r->span.last, last);
-	hex_format(r->family, cursor, cur);
-	range_u128_format(r->usable, usable, sizeof(usable));
-	if (!o || !cJSON_AddStringToObject(o, "network", r->network) ||
-	    !cJSON_AddStringToObject(o, "pool", r->pool) ||
-	    !cJSON_AddNumberToObject(o, "family", r->family == AF_INET ? 4 : 6) ||
-	    !cJSON_AddBoolToObject(o, "shared", r->shared) ||
-	    !cJSON_AddStringToObject(o, "first", first) ||
-	    !cJSON_AddStringToObject(o, "last", last) ||
-	    !cJSON_AddStringToObject(o, "usable", usable) ||
-	    !cJSON_AddStringToObject(o, "cursor", cur)) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return print_free(o);
-}
-
-static int parse_u128(const char *s, pool_u128 *out)
-{
-	*out = 0;
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		*out = *out * 10 + (pool_u128)(*s - '0');
-	}
-	return 0;
-}
-
-static int parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor)
-{
-	cJSON *o = cJSON_Parse(value);
-	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(o, "family");
-	const cJSON *shared = cJSON_GetObjectItemCaseSensitive(o, "shared");
-	int ret = -EINVAL;
-
-	memset(pi, 0, sizeof(*pi));
-	if (!cJSON_IsNumber(fam) || !cJSON_IsBool(shared) ||
-	    !copy_str(o, "network", pi->network, sizeof(pi->network)) ||
-	    !copy_str(o, "pool", pi->pool, sizeof(pi->pool)))
-		goto out;
-	pi->family = fam->valueint == 4 ? AF_INET : AF_INET6;
-	pi->shared = cJSON_IsTrue(shared);
-	if (hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "first")) ?: "", pi->family,
-		      &pi->span.first) ||
-	    hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "last")) ?: "", pi->family,
-		      &pi->span.last) ||
-	    hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "cursor")) ?: "", pi->family,
-		      cursor) ||
-	    parse_u128(cJSON_GetStringValue(cJSON_GetObjectItem(o, "usable")), &pi->usable))
-		goto out;
-	ret = 0;
-out:
-	cJSON_Delete(o);
-	return ret;
+	return layout_parse_lease(kv->value, l, keys) ? corrupt(err, kv->key) : 0;
 }
 
 /* A transaction being built: compares, ops, and the strings they point to. */
@@ -460,7 +175,7 @@ static void info_dir(const struct estore *s, const struct pool_info *pi, char *o
 
 	snprintf(r.network, sizeof(r.network), "%s", pi->network);
 	snprintf(r.pool, sizeof(r.pool), "%s", pi->pool);
-	scope_dir(s, &r, out);
+	layout_scope_dir(s->conf.prefix, &r, out);
 }
 
 /* Lowers the cursor of every pool of the address's scope whose span holds it,
@@ -492,7 +207,7 @@ static int read_infos(struct estore *s, const char *network, struct touch *t, si
 	size_t i;
 	int ret;
 
-	info_key(s, network, "", key);
+	layout_info_key(s->conf.prefix, network, "", key);
 	key[strlen(key) - 1] = '\0';	/* ".../i/<net>/_" -> ".../i/<net>/" */
 	ret = etcd_prefix_end(key, &end);
 	if (ret)
@@ -507,7 +222,7 @@ static int read_infos(struct estore *s, const char *network, struct touch *t, si
 		memset(x, 0, sizeof(*x));
 		snprintf(x->key, sizeof(x->key), "%s", kvs.kv[i].key);
 		x->mod = kvs.kv[i].mod_rev;
-		if (parse_info(kvs.kv[i].value, &x->pi, &x->cursor)) {
+		if (layout_parse_info(kvs.kv[i].value, &x->pi, &x->cursor)) {
 			ret = corrupt(err, kvs.kv[i].key);
 			break;
 		}
@@ -530,7 +245,7 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 	bool ok, done = false;
 	int ret, j;
 
-	ret = t ? parse_lease(kv, &l, keys, err) : oom(err);
+	ret = t ? read_lease(kv, &l, keys, err) : oom(err);
 	for (j = 0; !ret && j < l.n_addrs; j++) {
 		/* Each network once: its infos are all read at the first address. */
 		for (i = 0; i < (size_t)j && strcmp(l.addrs[i].network, l.addrs[j].network); i++)
@@ -544,10 +259,10 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 		if (ret)
 			break;
 		/* Only what this owner still holds goes; anything else is not ours. */
-		if (cur.n && value_held_by(cur.kv[0].value, &l.owner.key)) {
+		if (cur.n && layout_value_held_by(cur.kv[0].value, &l.owner.key)) {
 			ok = tb_cmp_value(&tb, keys[j], cur.kv[0].value) &&
 			     tb_write(&tb, keys[j], s->hold_seconds ?
-				      addr_value(NULL, l.addrs[j].pool, l.addrs[j].family,
+				      layout_addr_value(NULL, l.addrs[j].pool, l.addrs[j].family,
 						 l.addrs[j].addr, now_s() + s->hold_seconds) : NULL,
 				      !s->hold_seconds);
 			mark_touches(s, t, n, keys[j], &l.addrs[j]);
@@ -557,7 +272,7 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 	for (i = 0; ok && !ret && i < n; i++)
 		if (t[i].hit)
 			ok = tb_cmp_mod(&tb, t[i].key, t[i].mod) &&
-			     tb_write(&tb, t[i].key, info_value(&t[i].pi, t[i].cursor), false);
+			     tb_write(&tb, t[i].key, layout_info_value(&t[i].pi, t[i].cursor), false);
 	if (!ret && !ok)
 		ret = oom(err);
 	if (!ret) {
@@ -577,7 +292,7 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 	unsigned int attempt;
 	int ret;
 
-	owner_key(s, k, key);
+	layout_owner_key(s->conf.prefix, k, key);
 	for (attempt = 0; etcd_remaining_ms(s->e) > 0; attempt++) {
 		ret = get_one(s, key, &kvs, err);
 		if (ret)
@@ -595,7 +310,7 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 
 static int op_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
 {
-	return release_key((struct estore *)ps, key, err);
+	return check_key(key, err) ? -EINVAL : release_key((struct estore *)ps, key, err);
 }
 
 /* ---- reserve ---- */
@@ -649,7 +364,7 @@ static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, 
 	struct pool_info pi;
 	pool_u128 c;
 
-	p->info_ok = kvs->n && !parse_info(kvs->kv[0].value, &pi, &c) &&
+	p->info_ok = kvs->n && !layout_parse_info(kvs->kv[0].value, &pi, &c) &&
 		     pi.family == r->family && pi.shared == r->shared &&
 		     pi.span.first == r->span.first && pi.span.last == r->span.last &&
 		     c >= r->span.first && c <= r->span.last + 1;
@@ -675,17 +390,17 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 	char text[64];
 	int ret;
 
-	addr_key(p->dir, r->family, r->want, p->key);
+	layout_addr_key(p->dir, r->family, r->want, p->key);
 	ret = get_one(s, p->key, &kvs, err);
 	if (ret)
 		return ret;
 	p->addr = r->want;
 	p->mod = kvs.n ? kvs.kv[0].mod_rev : 0;
-	if ((kvs.n && value_blocks(kvs.kv[0].value, now_s())) ||
+	if ((kvs.n && layout_value_blocks(kvs.kv[0].value, now_s())) ||
 	    picked(prev, n_prev, p->dir, r->want)) {
 		pool_addr_format(r->family, r->want, text, sizeof(text));
-		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already in use",
-			    text, r->desc);
+		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
+			    text, r->pool);
 		ret = -EADDRINUSE;
 	}
 	etcd_kvs_release(&kvs);
@@ -734,10 +449,10 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 	int k, ret;
 
 	for (i = 0; i < kvs->n; i++) {
-		if (hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+		if (layout_hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
 			continue;
 		*page_end = v;
-		if (value_blocks(kvs->kv[i].value, now))
+		if (layout_value_blocks(kvs->kv[i].value, now))
 			taken[n++] = v;
 	}
 	for (k = 0; k < n_prev; k++)
@@ -757,15 +472,6 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 	return ret;
 }
 
-static bool value_has_holder(const char *value)
-{
-	cJSON *o = cJSON_Parse(value);
-	bool held = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
-
-	cJSON_Delete(o);
-	return held;
-}
-
 /* From a page below the pick (all of it when none yet): the mod_revision of
  * the picked key (a hold that ran out), and where the cursor must stop: it
  * may pass only held keys, since a hold runs out without a write. */
@@ -776,11 +482,11 @@ static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bo
 	size_t i;
 
 	for (i = 0; i < kvs->n; i++) {
-		if (hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+		if (layout_hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
 			continue;
 		if (found && v == p->addr)
 			p->mod = kvs->kv[i].mod_rev;
-		if ((found && v >= p->addr) || *stuck || value_has_holder(kvs->kv[i].value))
+		if ((found && v >= p->addr) || *stuck || layout_value_has_holder(kvs->kv[i].value))
 			continue;
 		*stuck = true;
 		p->cursor = v;
@@ -802,11 +508,11 @@ static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cur
 	int ret;
 
 	p->mod = 0;
-	addr_key(p->dir, r->family, r->span.last, p->end);
+	layout_addr_key(p->dir, r->family, r->span.last, p->end);
 	strcat(p->end, "~");	/* just past the last key of the span */
 	skip_to_usable(r, &c, &j);
 	p->from = c;
-	addr_key(p->dir, r->family, c, p->start);
+	layout_addr_key(p->dir, r->family, c, p->start);
 	if (pre_from > c)
 		pre = NULL;
 	for (;;) {
@@ -818,7 +524,7 @@ static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cur
 		if (own) {
 			char start[KEY_MAX];
 
-			addr_key(p->dir, r->family, c, start);
+			layout_addr_key(p->dir, r->family, c, start);
 			ret = etcd_range(s->e, start, p->end, PAGE, &kvs, err);
 			if (ret)
 				return ret;
@@ -836,7 +542,7 @@ static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cur
 		return pool_err_exhausted(err, r);
 	if (ret)
 		return ret;
-	addr_key(p->dir, r->family, p->addr, p->key);
+	layout_addr_key(p->dir, r->family, p->addr, p->key);
 	if (!stuck)
 		p->cursor = p->addr + 1;
 	/* A free address below the pick keeps the cursor where it is. */
@@ -890,10 +596,10 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		strcpy(keys[i], p[i].key);
 	}
 	ok = tb_cmp_mod(&tb, sn->keys[0], 0) &&
-	     tb_write(&tb, sn->keys[0], lease_value(out, keys), false);
+	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false);
 	for (i = 0; ok && i < n; i++) {
 		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
-		     tb_write(&tb, p[i].key, addr_value(&owner->key, r[i].pool, r[i].family,
+		     tb_write(&tb, p[i].key, layout_addr_value(&owner->key, r[i].pool, r[i].family,
 							p[i].addr, 0), false);
 		/* Two ranges of one pool: its info is written once, by the last. An
 		 * info that stays as it is stays out of the txn: picks that leave the
@@ -905,7 +611,7 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		range_info(&r[i], &pi);
 		ok = tb_cmp_mod(&tb, sn->keys[1 + i], sn->kvs[1 + i].n ?
 				sn->kvs[1 + i].kv[0].mod_rev : 0) &&
-		     tb_write(&tb, sn->keys[1 + i], info_value(&pi, p[i].cursor), false);
+		     tb_write(&tb, sn->keys[1 + i], layout_info_value(&pi, p[i].cursor), false);
 	}
 	if (!ok) {
 		tb_release(&tb);
@@ -937,10 +643,14 @@ static int snap_read(struct estore *s, struct snap *sn, struct cni_err *err)
 	return etcd_txn(s->e, &txn, &done, sn->kvs, sn->n, err);
 }
 
-/* One attempt from a snapshot: 0 done, 1 retry (lost a race or released a
- * lease that did not fit), or an error. */
+/* What one reserve attempt leads to, besides 0 (done) and -errno. */
+enum { LOST = 1, AGAIN = 2 };
+
+/* One attempt from a snapshot: 0 done, LOST a race (the snapshot is fresh),
+ * AGAIN after releasing a lease that did not fit, or an error. lost: races
+ * lost so far. */
 static int reserve_once(struct estore *s, const struct pool_owner *owner,
-			const struct pool_range *r, int n, struct snap *sn, unsigned int attempt,
+			const struct pool_range *r, int n, struct snap *sn, unsigned int lost,
 			struct pool_lease *out, struct cni_err *err)
 {
 	char keys[POOL_MAX_RANGES][KEY_MAX];
@@ -949,7 +659,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	int i, ret;
 
 	if (sn->kvs[0].n) {
-		ret = parse_lease(&sn->kvs[0].kv[0], out, keys, err);
+		ret = read_lease(&sn->kvs[0].kv[0], out, keys, err);
 		if (ret || lease_fits(out, r, n))
 			return ret;
 		ret = release_key(s, &owner->key, err);
@@ -957,22 +667,22 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 		sn->n = 1 + (size_t)n;
 		if (!ret)
 			ret = snap_read(s, sn, err);
-		return ret ? ret : 1;
+		return ret ? ret : AGAIN;
 	}
 	for (i = 0, ret = 0; !ret && i < n; i++) {
-		scope_dir(s, &r[i], p[i].dir);
+		layout_scope_dir(s->conf.prefix, &r[i], p[i].dir);
 		info_cursor(&sn->kvs[1 + i], &r[i], &p[i]);
 		if (r[i].has_want)
 			ret = want_pick(s, &r[i], &p[i], p, i, err);
 		else
 			ret = scan_pick(s, &r[i], p[i].cursor, &p[i], p, i,
 					sn->n > 1 + (size_t)n ? &sn->kvs[1 + n + i] : NULL,
-					sn->from[i], attempt ? (unsigned int)rand_r(&s->seed) %
-					(attempt < 4 ? 4u << attempt : MAX_SPREAD) : 0, err);
+					sn->from[i], lost ? (unsigned int)rand_r(&s->seed) %
+					(lost < 4 ? 4u << lost : MAX_SPREAD) : 0, err);
 	}
 	if (!ret)
 		ret = commit(s, owner, r, n, p, sn, out, &done, err);
-	return ret ? ret : !done;
+	return ret ? ret : done ? 0 : LOST;
 }
 
 static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
@@ -981,29 +691,35 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 {
 	struct estore *s = (struct estore *)ps;
 	struct snap sn = { .n = 1 + (size_t)n };
-	unsigned int attempt;
+	unsigned int lost = 0;
 	int i, ret = 0;
 
-	owner_key(s, &owner->key, sn.keys[0]);
+	if (check_key(&owner->key, err))
+		return -EINVAL;
+	if (n < 1 || n > POOL_MAX_RANGES) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
+		return -EINVAL;
+	}
+	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
 	for (i = 0; i < n; i++)
-		info_key(s, r[i].network, r[i].pool, sn.keys[1 + i]);
+		layout_info_key(s->conf.prefix, r[i].network, r[i].pool, sn.keys[1 + i]);
 	for (i = 0; i <= n; i++)
 		sn.reads[i] = (struct etcd_op){ .type = ETCD_RANGE, .key = sn.keys[i] };
 	/* Each attempt leaves a fresh snapshot for the next (the failure branch
 	 * of its txn re-reads it). */
 	ret = snap_read(s, &sn, err);
 	if (!ret)
-		ret = 1;
-	for (attempt = 0; ret == 1 && etcd_remaining_ms(s->e) > 0; attempt++) {
-		if (attempt) {
+		ret = AGAIN;
+	while (ret > 0 && etcd_remaining_ms(s->e) > 0) {
+		ret = reserve_once(s, owner, r, n, &sn, lost, out, err);
+		if (ret == LOST) {
 			log_debug("etcd store: reserve for %s/%s lost a race, retrying",
 				  owner->key.containerid, owner->key.ifname);
-			backoff(s, attempt - 1);
+			backoff(s, lost++);
 		}
-		ret = reserve_once(s, owner, r, n, &sn, attempt, out, err);
 	}
 	snap_release(&sn);
-	if (ret == 1)
+	if (ret > 0)
 		return contention(s, r[0].desc, err);
 	return ret;
 }
@@ -1018,10 +734,12 @@ static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct poo
 	struct etcd_kvs kvs;
 	int ret;
 
-	owner_key(s, k, key);
+	if (check_key(k, err))
+		return -EINVAL;
+	layout_owner_key(s->conf.prefix, k, key);
 	ret = get_one(s, key, &kvs, err);
 	if (!ret)
-		ret = kvs.n ? parse_lease(&kvs.kv[0], out, keys, err) : -ENOENT;
+		ret = kvs.n ? read_lease(&kvs.kv[0], out, keys, err) : -ENOENT;
 	etcd_kvs_release(&kvs);
 	return ret;
 }
@@ -1070,7 +788,11 @@ static int gc_one(struct estore *s, const struct etcd_kv *kv, void *arg, struct 
 	bool ours = false;
 	int i, ret;
 
-	ret = parse_lease(kv, &l, keys, err);
+	/* valid-attachments lists what this node's runtime knows: other
+	 * nodes' leases are not its to judge. */
+	if (!layout_lease_on(kv->value, s->node))
+		return 0;
+	ret = read_lease(kv, &l, keys, err);
 	if (ret)
 		return ret;
 	for (i = 0; i < l.n_addrs; i++)
@@ -1106,7 +828,7 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 	pool_u128 cursor;
 
 	(void)s;
-	if (parse_info(kv->value, &pi, &cursor))
+	if (layout_parse_info(kv->value, &pi, &cursor))
 		return corrupt(err, kv->key);
 	return la->info_fn(&pi, la->arg);
 }
@@ -1119,7 +841,7 @@ static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, str
 	int ret;
 
 	(void)s;
-	ret = parse_lease(kv, &l, keys, err);
+	ret = read_lease(kv, &l, keys, err);
 	return ret ? ret : la->lease_fn(&l, la->arg);
 }
 
@@ -1185,7 +907,11 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	s->base.ops = &pool_store_etcd;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
-	if (!cfg->store) {
+	ret = gethostname(s->node, sizeof(s->node) - 1) ? -errno : 0;
+	if (ret) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: cannot read the hostname: %s",
+			    strerror(-ret));
+	} else if (!cfg->store) {
 		cni_err_set(err, CNI_ERR_CONFIG,
 			    "store \"etcd\" needs the object form with \"endpoints\"");
 		ret = -EINVAL;

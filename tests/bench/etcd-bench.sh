@@ -4,7 +4,8 @@
 # then 1, 8 and 32 parallel allocators on one pool: adds/s, retries per add,
 # duplicates. etcd runs on loopback (private instance, or $IPPOOL_TEST_ETCD).
 # usage: tests/bench/etcd-bench.sh [BUILD_DIR]; RUNS=N per latency cell (200),
-# PER=N ADDs per parallel allocator (40). Prints numbers; never fails on them.
+# PER=N ADDs per parallel allocator (40), NS="1 8 32" allocator counts.
+# Prints numbers; never fails on them.
 set -uo pipefail
 
 SRC=$(cd "$(dirname "$0")/../.." && pwd)
@@ -51,7 +52,7 @@ done
 
 echo "parallel allocators on one /16 pool, $PER ADDs each:"
 echo "  allocators   adds    wall s   adds/s  retries/add  duplicates  failed"
-for n in 1 8 32; do
+for n in ${NS:-1 8 32}; do
 	cf "$TMP/par$n.conf" "\"store\":{\"type\":\"etcd\",\"endpoints\":[\"$EP\"],\"prefix\":\"/bench-$$/par$n\",\"timeout_ms\":30000}"
 	pids=()
 	t0=$(date +%s%N)

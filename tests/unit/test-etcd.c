@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include <sys/socket.h>
 #include "etcd.h"
+#include "etcd_layout.h"
 #include "http.h"
 
 /* The field of a request's JSON, as a string ("" when absent). */
@@ -40,25 +42,28 @@ START_TEST(txn_request_has_compares_and_both_branches)
 		{ .key = "a", .target = ETCD_MOD, .rev = 0 },
 		{ .key = "bb", .target = ETCD_VALUE, .value = "v" },
 		{ .key = "ccc", .target = ETCD_VERSION, .rev = 12345678901234LL },
+		{ .key = "d", .target = ETCD_CREATE, .rev = 7 },
 	};
 	const struct etcd_op ok[] = {
 		{ .type = ETCD_PUT, .key = "a", .value = "xyz" },
 		{ .type = ETCD_DELETE, .key = "bb" },
 	};
 	const struct etcd_op fail[] = { { .type = ETCD_RANGE, .key = "a", .range_end = "b", .limit = 8 } };
-	const struct etcd_txn txn = { cmp, 3, ok, 2, fail, 1 };
+	const struct etcd_txn txn = { cmp, 4, ok, 2, fail, 1 };
 	char *s = etcd_txn_json(&txn);
 	cJSON *o = cJSON_Parse(s);
 	const cJSON *c = cJSON_GetObjectItem(o, "compare");
 	const cJSON *succ = cJSON_GetObjectItem(o, "success");
 	const cJSON *f = cJSON_GetObjectItem(o, "failure");
 
-	ck_assert_int_eq(cJSON_GetArraySize(c), 3);
+	ck_assert_int_eq(cJSON_GetArraySize(c), 4);
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "target", NULL), "MOD");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "mod_revision", NULL), "0");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "result", NULL), "EQUAL");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 1), "value", NULL), "dg==");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 2), "version", NULL), "12345678901234");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "target", NULL), "CREATE");
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "create_revision", NULL), "7");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 0), "request_put", "value"), "eHl6");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 1), "request_delete_range", "key"), "YmI=");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(f, 0), "request_range", "limit"), "8");
@@ -326,6 +331,132 @@ START_TEST(http_reply_table)
 }
 END_TEST
 
+/* Key order must be address order: etcd range reads walk keys lexically. */
+static const pool_u128 ordered[] = { 0, 1, 9, 10, 15, 16, 255, 256, 0xc0000201, 0xc00002ff,
+				     0xfffffffe };
+
+START_TEST(hex_keys_sort_as_addresses)
+{
+	char a[33], b[33];
+	pool_u128 back;
+
+	layout_hex_format(AF_INET, ordered[_i], a);
+	ck_assert_uint_eq(strlen(a), 8);
+	ck_assert_int_eq(layout_hex_parse(a, AF_INET, &back), 0);
+	ck_assert(back == ordered[_i]);
+	if (_i + 1 < (int)(sizeof(ordered) / sizeof(ordered[0]))) {
+		layout_hex_format(AF_INET, ordered[_i + 1], b);
+		ck_assert_int_lt(strcmp(a, b), 0);
+	}
+}
+END_TEST
+
+START_TEST(hex_v6_and_bad_input)
+{
+	pool_u128 v = ((pool_u128)0x20010db8 << 96) | 1, back;
+	char h[33];
+
+	layout_hex_format(AF_INET6, v, h);
+	ck_assert_str_eq(h, "20010db8000000000000000000000001");
+	ck_assert_int_eq(layout_hex_parse(h, AF_INET6, &back), 0);
+	ck_assert(back == v);
+	ck_assert_int_eq(layout_hex_parse("c00002", AF_INET, &back), -EINVAL);
+	ck_assert_int_eq(layout_hex_parse("C0000201", AF_INET, &back), -EINVAL);
+	ck_assert_int_eq(layout_hex_parse("c000020g", AF_INET, &back), -EINVAL);
+}
+END_TEST
+
+START_TEST(keys_by_scope)
+{
+	struct pool_range r = { .network = "_", .pool = "10.56.0.0/16", .family = AF_INET,
+				.shared = true };
+	struct pool_key k = { "abc", "net1" };
+	char key[LAYOUT_KEY_MAX], akey[LAYOUT_KEY_MAX];
+
+	layout_scope_dir("/ippool", &r, key);
+	ck_assert_str_eq(key, "/ippool/n/_/v4/");
+	r.shared = false;
+	layout_scope_dir("/ippool", &r, key);
+	ck_assert_str_eq(key, "/ippool/n/_/p/10.56.0.0_16/");
+	layout_addr_key(key, AF_INET, 0x0a380102, akey);
+	ck_assert_str_eq(akey, "/ippool/n/_/p/10.56.0.0_16/0a380102");
+	layout_info_key("/p", "rdma", "2001:db8::/64", key);
+	ck_assert_str_eq(key, "/p/i/rdma/2001:db8::_64");
+	layout_owner_key("/p", &k, key);
+	ck_assert_str_eq(key, "/p/o/abc/net1");
+}
+END_TEST
+
+START_TEST(lease_round_trip)
+{
+	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX] = { "/p/n/_/v4/c0000201",
+						       "/p/n/_/v6/20010db8000000000000000000000002" };
+	char back_keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX];
+	struct pool_lease l = {
+		.owner = { .key = { "c1", "net1" }, .pod_namespace = "ns", .pod_name = "p",
+			   .pod_uid = "u", .created = 1796034403 },
+		.addrs = { { "_", "192.0.2.0/24", AF_INET, 24, 0xc0000201 },
+			   { "_", "2001:db8::/64", AF_INET6, 64,
+			     ((pool_u128)0x20010db8 << 96) | 2 } },
+		.n_addrs = 2,
+	}, back;
+	char *v = layout_lease_value(&l, keys, "node-1");
+
+	ck_assert_ptr_nonnull(v);
+	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys), 0);
+	ck_assert_str_eq(back.owner.key.containerid, "c1");
+	ck_assert_str_eq(back.owner.pod_uid, "u");
+	ck_assert_int_eq(back.owner.created, 1796034403);
+	ck_assert_int_eq(back.n_addrs, 2);
+	ck_assert(back.addrs[1].addr == l.addrs[1].addr);
+	ck_assert_int_eq(back.addrs[1].family, AF_INET6);
+	ck_assert_int_eq(back.addrs[1].prefix_len, 64);
+	ck_assert_str_eq(back_keys[1], keys[1]);
+	ck_assert(layout_lease_on(v, "node-1"));
+	ck_assert(!layout_lease_on(v, "node-2"));
+	free(v);
+	ck_assert_int_eq(layout_parse_lease("{\"containerID\":\"c1\"}", &back, back_keys), -EINVAL);
+	ck_assert_int_eq(layout_parse_lease("garbage", &back, back_keys), -EINVAL);
+}
+END_TEST
+
+START_TEST(info_round_trip)
+{
+	struct pool_info pi = { .network = "_", .pool = "10.56.0.0/16", .family = AF_INET,
+				.shared = true, .span = { 0x0a380001, 0x0a38fffe }, .usable = 65278 },
+			 back;
+	pool_u128 cursor;
+	char *v = layout_info_value(&pi, 0x0a380103);
+
+	ck_assert_int_eq(layout_parse_info(v, &back, &cursor), 0);
+	ck_assert(cursor == 0x0a380103);
+	ck_assert(back.span.first == pi.span.first && back.span.last == pi.span.last);
+	ck_assert(back.usable == 65278);
+	ck_assert(back.shared);
+	free(v);
+	ck_assert_int_eq(layout_parse_info("{\"family\":4}", &back, &cursor), -EINVAL);
+}
+END_TEST
+
+START_TEST(holds_block_until_they_run_out)
+{
+	struct pool_key k = { "c1", "net1" }, other = { "c1", "net2" };
+	char *held = layout_addr_value(&k, "192.0.2.0/24", AF_INET, 0xc0000201, 0);
+	char *hold = layout_addr_value(NULL, "192.0.2.0/24", AF_INET, 0xc0000201, 1000);
+
+	ck_assert(layout_value_blocks(held, 5000));
+	ck_assert(layout_value_held_by(held, &k));
+	ck_assert(!layout_value_held_by(held, &other));
+	ck_assert(layout_value_has_holder(held));
+	ck_assert(layout_value_blocks(hold, 999));
+	ck_assert(!layout_value_blocks(hold, 1000));
+	ck_assert(!layout_value_has_holder(hold));
+	ck_assert(!layout_value_held_by(hold, &k));
+	free(held);
+	free(hold);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("etcd");
@@ -347,6 +478,12 @@ int main(void)
 	tcase_add_loop_test(tc, conf_parse_table, 0, sizeof(conf_cases) / sizeof(conf_cases[0]));
 	tcase_add_test(tc, conf_defaults);
 	tcase_add_test(tc, unreachable_endpoint_is_try_again_naming_it);
+	tcase_add_loop_test(tc, hex_keys_sort_as_addresses, 0, sizeof(ordered) / sizeof(ordered[0]));
+	tcase_add_test(tc, hex_v6_and_bad_input);
+	tcase_add_test(tc, keys_by_scope);
+	tcase_add_test(tc, lease_round_trip);
+	tcase_add_test(tc, info_round_trip);
+	tcase_add_test(tc, holds_block_until_they_run_out);
 	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);

@@ -1,23 +1,42 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# Four simulated nodes (own processes, own dataDir) share one etcd: 16
-# concurrent ADDs each on one /24, then DEL and GC from other nodes.
+# Four simulated nodes (own UTS namespace and hostname, own processes, own
+# dataDir) share one etcd: 16 concurrent ADDs each on one /24, then DEL from
+# another node, GC that judges only its own node's leases, and GC by a node
+# whose local state is gone.
 . "$(dirname "$0")/lib.sh"
+
+UNSHARE=(unshare -u)
+[ "$(id -u)" = 0 ] || UNSHARE=(unshare -r -u)
+"${UNSHARE[@]}" true 2>/dev/null || { echo "1..0 # SKIP cannot unshare a UTS namespace"; exit 77; }
 
 etcd_use_env || exit 1
 EP=$IPPOOL_TEST_ETCD
 S=$(estore "[\"$EP\"]" "$PFX")
+REAL=$IPPOOL
+
+# A node: ippool run under the node's own hostname.
+for n in 1 2 3 4; do
+	printf '#!/bin/sh\nexec %s sh -c '"'"'hostname "$0" && exec "$@"'"'"' ippool-n%s-%s %s\n' \
+		"${UNSHARE[*]}" "$n" "$$" "$REAL" >"$TMP/node$n"
+	chmod +x "$TMP/node$n"
+done
 
 # nodecf NODE [CNI_VERSION]: the config a node's kubelet would pass.
 nodecf() {
-	conf cluster '{"type":"ippool","dataDir":"'$TMP/node$1'","store":'$S',"range":"198.51.100.0/24"}' "${2:-1.0.0}"
+	conf cluster '{"type":"ippool","dataDir":"'$TMP/data$1'","store":'$S',"range":"198.51.100.0/24"}' "${2:-1.0.0}"
+}
+
+# on NODE VERB CONFIG ID: run one verb on a node.
+on() {
+	IPPOOL=$TMP/node$1 run "$2" "$3" "$4"
 }
 
 # node N: 16 ADDs at once, results in $TMP/add.N.I
 node() {
 	local n=$1 i pids=()
 	for i in $(seq 16); do
-		(run ADD "$(nodecf "$n")" "n$n-c$i" && echo "$RC $OUT" >"$TMP/add.$n.$i") &
+		(on "$n" ADD "$(nodecf "$n")" "n$n-c$i" && echo "$RC $OUT" >"$TMP/add.$n.$i") &
 		pids+=($!)
 	done
 	wait "${pids[@]}"
@@ -33,22 +52,38 @@ check "64 distinct addresses" test "$(sort -u <<<"$addrs" | wc -l)" -eq 64
 check "all in the /24" test "$(grep -c '^198\.51\.100\.[0-9]*/24$' <<<"$addrs")" -eq 64
 check "etcd holds exactly those 64" test "$(held "$EP" "$PFX" | tr '\n' ' ')" = "$(sed 's|/24||' <<<"$addrs" | sort | tr '\n' ' ')"
 check "the store is consistent" consistent "$EP" "$PFX"
+check "each lease names its node" \
+	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | "\(.v.containerID | sub("-.*"; "")) \(.v.node)"' | sort -u | awk '{print $2}' | sed 's/-[0-9]*$//' | tr '\n' ' ')" = "ippool-n1 ippool-n2 ippool-n3 ippool-n4 "
 echo "# highest address handed out: $(sed 's|/24||' <<<"$addrs" | sort -t. -k4 -n | tail -1)"
 
-# node 2 deletes half of node 1's attachments (a rescheduled pod's DEL)
-for i in $(seq 8); do run DEL "$(nodecf 2)" "n1-c$i"; done
+# node 2 deletes half of node 1's attachments: DEL needs no local state
+freed=$(for i in $(seq 8); do sed 's/^0 //' "$TMP/add.1.$i" | jq -r '.ips[0].address' | sed 's|/24||'; done)
+for i in $(seq 8); do on 2 DEL "$(nodecf 2)" "n1-c$i"; done
 check "DEL from another node releases" test "$(held "$EP" "$PFX" | wc -l)" -eq 56
+on 3 ADD "$(nodecf 3)" n3-new
 check "a DEL'd address is reused from yet another node" \
-	test "$(run ADD "$(nodecf 3)" n3-new && sed 's|/24||' <<<"$(ips)")" = "$(sed 's|/24||' <<<"$addrs" | grep -Fx -f <(for i in $(seq 8); do sed 's/^0 //' "$TMP/add.1.$i" | jq -r '.ips[0].address' | sed 's|/24||'; done) | sort -t. -k4 -n | head -1)"
+	test "$(ips | sed 's|/24||')" = "$(sort -t. -k4 -n <<<"$freed" | head -1)"
 
-# node 3 runs GC: only node 3's and node 4's attachments are valid
-valid=$(for n in 3 4; do for i in $(seq 16); do printf '{"containerID":"n%s-c%s","ifname":"net1"},' "$n" "$i"; done; done)
-GC=$(jq -c --argjson v "[${valid%,}]" '. + {"cni.dev/valid-attachments":$v}' <<<"$(nodecf 3 1.1.0)")
-run GC "$GC" unused
-check "GC from another node succeeds" test "$RC" -eq 0
-check "GC kept exactly nodes 3 and 4" \
-	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sed 's/-.*//' | sort -u | tr '\n' ' ')" = "n3 n4 "
-check "32 addresses held after GC" test "$(held "$EP" "$PFX" | wc -l)" -eq 32
+# gcvalid NODE IDS...: a GC config with these valid attachments.
+gcvalid() {
+	local n=$1 v=
+	shift
+	for id in "$@"; do v+="{\"containerID\":\"$id\",\"ifname\":\"net1\"},"; done
+	jq -c --argjson v "[${v%,}]" '. + {"cni.dev/valid-attachments":$v}' <<<"$(nodecf "$n" 1.1.0)"
+}
+
+# node 3's runtime knows only 8 of its 16 pods: GC frees node 3's other 9
+on 3 GC "$(gcvalid 3 $(for i in $(seq 8); do echo "n3-c$i"; done))" unused
+check "GC on node 3 succeeds" test "$RC" -eq 0
+check "it released node 3's unknown attachments only" \
+	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sed 's/-.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')" = "n1=8 n2=16 n3=8 n4=16 "
+
+# node 1 lost its local state (new dataDir): its GC still finds its leases
+on 1 GC "$(jq -c '.ipam.dataDir = "'$TMP/wiped'"' <<<"$(gcvalid 1 n1-c9 n1-c10)")" unused
+check "GC on node 1 with its local state gone succeeds" test "$RC" -eq 0
+check "it kept node 1's two valid attachments and every other node's" \
+	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sed 's/-.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')" = "n1=2 n2=16 n3=8 n4=16 "
+check "42 addresses held after GC" test "$(held "$EP" "$PFX" | wc -l)" -eq 42
 check "the store is consistent after GC" consistent "$EP" "$PFX"
 
 finish

@@ -10,6 +10,11 @@
 ETCD_BIN=${ETCD_BIN:-etcd}
 ETCD_PIDS=()
 ETCD_DIRS=()
+# For a TLS instance: ETCD_SCHEME=https, ETCD_ARGS the etcd TLS flags,
+# ETCD_CURL_ARGS what curl needs to ask its health.
+ETCD_SCHEME=http
+ETCD_ARGS=()
+ETCD_CURL_ARGS=()
 
 free_port() {
 	local p
@@ -25,16 +30,18 @@ etcd_run() {
 	"$ETCD_BIN" --name "n$$" --data-dir "$dir/data" \
 		--listen-client-urls "$url" --advertise-client-urls "$url" \
 		--listen-peer-urls "$peer" --initial-advertise-peer-urls "$peer" \
-		--initial-cluster "n$$=$peer" \
+		--initial-cluster "n$$=$peer" "${ETCD_ARGS[@]}" \
 		--log-level error --logger zap >>"$dir/log" 2>&1 &
 	ETCD_PIDS+=($!)
 }
 
+# etcd_wait URL DIR [PID]: until URL says healthy (it has a leader), 20 s at
+# most, or until PID is gone.
 etcd_wait() {
-	local url=$1 dir=$2 i
+	local url=$1 dir=$2 pid=${3:-} i
 	for i in $(seq 200); do
-		curl -sf -m 1 "$url/health" 2>/dev/null | grep -q '"true"' && return 0
-		kill -0 "$!" 2>/dev/null || break
+		curl -sf -m 1 "${ETCD_CURL_ARGS[@]}" "$url/health" 2>/dev/null | grep -q '"true"' && return 0
+		[ -z "$pid" ] || kill -0 "$pid" 2>/dev/null || break
 		sleep 0.1
 	done
 	echo "etcd on $url did not start: $(tail -5 "$dir/log")" >&2
@@ -49,14 +56,14 @@ etcd_start() {
 	for try in 1 2 3; do
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 		ETCD_DIRS+=("$dir")
-		url=http://127.0.0.1:$(free_port)
+		url=$ETCD_SCHEME://127.0.0.1:$(free_port)
 		peer=http://127.0.0.1:$(free_port)
 		echo "$peer" >"$dir/peer"
 		etcd_run "$dir" "$url" "$peer"
 		printf -v "$var" '%s' "$url"
 		printf -v "${var}_PID" '%s' "$!"
 		printf -v "${var}_DIR" '%s' "$dir"
-		etcd_wait "$url" "$dir" && return 0
+		etcd_wait "$url" "$dir" "$!" && return 0
 		kill "$!" 2>/dev/null
 	done
 	return 1
@@ -69,7 +76,33 @@ etcd_restart() {
 	local url=${!var} dir=${!dir_var}
 	etcd_run "$dir" "$url" "$(cat "$dir/peer")"
 	printf -v "${var}_PID" '%s' "$!"
-	etcd_wait "$url" "$dir"
+	etcd_wait "$url" "$dir" "$!"
+}
+
+# etcd_cluster VAR: three members on loopback, one temp dir (VAR_DIR);
+# VAR_1..VAR_3 hold the client URLs and VAR_PID_1..3 the pids.
+etcd_cluster() {
+	local var=$1 dir i init= url=() peer=()
+	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
+	ETCD_DIRS+=("$dir")
+	for i in 1 2 3; do
+		url[i]=http://127.0.0.1:$(free_port)
+		peer[i]=http://127.0.0.1:$(free_port)
+		init+="m$i=${peer[i]},"
+	done
+	for i in 1 2 3; do
+		"$ETCD_BIN" --name "m$i" --data-dir "$dir/m$i" \
+			--listen-client-urls "${url[i]}" --advertise-client-urls "${url[i]}" \
+			--listen-peer-urls "${peer[i]}" --initial-advertise-peer-urls "${peer[i]}" \
+			--initial-cluster "${init%,}" --log-level error --logger zap >>"$dir/log" 2>&1 &
+		ETCD_PIDS+=($!)
+		printf -v "${var}_$i" '%s' "${url[i]}"
+		printf -v "${var}_PID_$i" '%s' "$!"
+	done
+	printf -v "${var}_DIR" '%s' "$dir"
+	for i in 1 2 3; do
+		etcd_wait "${url[i]}" "$dir" || return 1
+	done
 }
 
 etcd_pause() { kill -STOP "$1"; }

@@ -88,6 +88,14 @@ check "GC succeeds" test "$RC" -eq 0
 check "GC kept g2 and network b" test "$(dump "$EP" "$PFX/gc" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sort | tr '\n' ' ')" = "g2 h1 h2 h3 "
 check "the store is consistent after GC" consistent "$EP" "$PFX/gc"
 
+# an attachment whose lease no longer fits the config moves, strictly lowest
+S=$(estore "[\"$EP\"]" "$PFX/refit")
+RA=$(conf rf '{"type":"ippool","store":'$S',"range":"192.0.2.0/24"}')
+RB=$(conf rf '{"type":"ippool","store":'$S',"range":"198.51.100.0/24"}')
+check "ADD in range A" add_is "$RA" m1 "192.0.2.1/24"
+check "ADD of the same attachment after a range change moves it to B's lowest" add_is "$RB" m1 "198.51.100.1/24"
+check "its old address is released" test "$(held "$EP" "$PFX/refit" | tr '\n' ' ')" = "198.51.100.1 "
+
 # release_hold_seconds
 S=$(estore "[\"$EP\"]" "$PFX/hold")
 H=$(conf nh '{"type":"ippool","store":'$S',"range":"192.0.2.0/29","release_hold_seconds":2}')
@@ -97,6 +105,12 @@ check "an address on hold is skipped" add_is "$H" k2 "192.0.2.2/29"
 sleep 3
 check "after the hold it is handed out again" add_is "$H" k3 "192.0.2.1/29"
 
+# the store block in the configuration file, not in the NetworkAttachmentDefinition
+echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/file")"'}' >"$TMP/store.conf"
+check "a store block from configuration_path" \
+	add_is "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/store.conf'","range":"203.0.113.0/24"}')" f1 "203.0.113.1/24"
+check "it went to etcd" test "$(held "$EP" "$PFX/file")" = "203.0.113.1"
+
 # STATUS, a store that is not there, config errors
 run STATUS "$(conf na "$A" 1.1.0)" unused
 check "STATUS succeeds with etcd up" test "$RC" -eq 0
@@ -105,7 +119,7 @@ run ADD "$(conf nd "$DEAD")" x1
 check "ADD with etcd unreachable fails with 11 naming the endpoint" \
 	test "$(code)" = 11 -a -n "$(msg | grep -F http://127.0.0.1:1)"
 run STATUS "$(conf nd "$DEAD" 1.1.0)" unused
-check "STATUS with etcd unreachable fails" test "$RC" -ne 0
+check "STATUS with etcd unreachable fails with 11" failed_with 11
 run ADD "$(conf ne '{"type":"ippool","store":{"type":"etcd","endpoints":["127.0.0.1:2379"]},"range":"192.0.2.0/24"}')" e1
 check "an endpoint without scheme is a config error (7) naming it" \
 	test "$(code)" = 7 -a -n "$(msg | grep -F 127.0.0.1:2379)"

@@ -1,0 +1,324 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The etcd store's keys and values (docs/etcd.md): names, hex, JSON both ways. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/socket.h>
+#include <cjson/cJSON.h>
+#include "etcd_layout.h"
+#include "range.h"
+
+static void esc(const char *in, char *out, size_t size)
+{
+	size_t i;
+
+	snprintf(out, size, "%s", *in ? in : "_");
+	for (i = 0; out[i]; i++)
+		if (out[i] == '/')
+			out[i] = '_';
+}
+
+void layout_owner_key(const char *prefix, const struct pool_key *k, char *out)
+{
+	snprintf(out, LAYOUT_KEY_MAX, "%s/o/%s/%s", prefix, k->containerid, k->ifname);
+}
+
+void layout_info_key(const char *prefix, const char *net, const char *pool, char *out)
+{
+	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
+
+	esc(net, n, sizeof(n));
+	esc(pool, p, sizeof(p));
+	snprintf(out, LAYOUT_KEY_MAX, "%s/i/%s/%s", prefix, n, p);
+}
+
+/* The directory of a range's uniqueness scope, ending in '/'. */
+void layout_scope_dir(const char *prefix, const struct pool_range *r, char *out)
+{
+	char n[POOL_NAME_MAX], p[POOL_ID_MAX];
+
+	esc(r->network, n, sizeof(n));
+	esc(r->pool, p, sizeof(p));
+	if (r->shared)
+		snprintf(out, LAYOUT_KEY_MAX, "%s/n/%s/v%d/", prefix, n,
+			 r->family == AF_INET ? 4 : 6);
+	else
+		snprintf(out, LAYOUT_KEY_MAX, "%s/n/%s/p/%s/", prefix, n, p);
+}
+
+static int hex_width(int family)
+{
+	return family == AF_INET ? 8 : 32;
+}
+
+void layout_hex_format(int family, pool_u128 a, char *out)
+{
+	int w = hex_width(family), i;
+
+	for (i = w - 1; i >= 0; i--, a >>= 4)
+		out[i] = "0123456789abcdef"[a & 15];
+	out[w] = '\0';
+}
+
+int layout_hex_parse(const char *s, int family, pool_u128 *out)
+{
+	int w = hex_width(family), i;
+
+	*out = 0;
+	if ((int)strlen(s) != w)
+		return -EINVAL;
+	for (i = 0; i < w; i++) {
+		const char *d = strchr("0123456789abcdef", s[i]);
+
+		if (!d || !s[i])
+			return -EINVAL;
+		*out = *out << 4 | (pool_u128)(d - "0123456789abcdef");
+	}
+	return 0;
+}
+
+void layout_addr_key(const char *dir, int family, pool_u128 a, char *out)
+{
+	/* Directories stay under LAYOUT_KEY_MAX - 33 (prefix, name and id limits). */
+	size_t n = strnlen(dir, LAYOUT_KEY_MAX - 33);
+
+	memcpy(out, dir, n);
+	layout_hex_format(family, a, out + n);
+}
+
+/* The value of an address key: who holds it, or until when it is on hold. */
+char *layout_addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
+			int64_t hold_until)
+{
+	cJSON *o = cJSON_CreateObject();
+	char text[64];
+	char *s = NULL;
+	bool ok;
+
+	pool_addr_format(family, a, text, sizeof(text));
+	ok = o && cJSON_AddStringToObject(o, "address", text) &&
+	     cJSON_AddStringToObject(o, "pool", pool);
+	if (ok && k)
+		ok = cJSON_AddStringToObject(o, "containerID", k->containerid) &&
+		     cJSON_AddStringToObject(o, "ifname", k->ifname);
+	else if (ok)
+		ok = cJSON_AddNumberToObject(o, "holdUntil", (double)hold_until);
+	if (ok)
+		s = cJSON_PrintUnformatted(o);
+	cJSON_Delete(o);
+	return s;
+}
+
+/* Whether an address key's value blocks allocation now (a holder, or a hold
+ * that has not run out). */
+bool layout_value_blocks(const char *value, int64_t now)
+{
+	cJSON *o = cJSON_Parse(value);
+	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "holdUntil");
+	bool blocks = !cJSON_IsNumber(h) || (int64_t)h->valuedouble > now;
+
+	cJSON_Delete(o);
+	return blocks;
+}
+
+bool layout_value_held_by(const char *value, const struct pool_key *k)
+{
+	cJSON *o = cJSON_Parse(value);
+	const char *id = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
+	const char *ifn = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "ifname"));
+	bool held = id && ifn && !strcmp(id, k->containerid) && !strcmp(ifn, k->ifname);
+
+	cJSON_Delete(o);
+	return held;
+}
+
+static char *print_free(cJSON *o)
+{
+	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
+
+	cJSON_Delete(o);
+	return s;
+}
+
+/* Lease JSON: owner metadata and, per address, the key that holds it. */
+char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node)
+{
+	cJSON *o = cJSON_CreateObject(), *arr, *a;
+	const struct pool_owner *w = &l->owner;
+	char text[64];
+	int i;
+	bool ok = o && cJSON_AddStringToObject(o, "containerID", w->key.containerid) &&
+		  cJSON_AddStringToObject(o, "ifname", w->key.ifname) &&
+		  cJSON_AddStringToObject(o, "podNamespace", w->pod_namespace) &&
+		  cJSON_AddStringToObject(o, "podName", w->pod_name) &&
+		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
+		  cJSON_AddNumberToObject(o, "created", (double)w->created) &&
+		  cJSON_AddStringToObject(o, "node", node);
+
+	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
+	for (i = 0; arr && i < l->n_addrs; i++) {
+		const struct pool_addr *p = &l->addrs[i];
+
+		pool_addr_format(p->family, p->addr, text, sizeof(text));
+		a = cJSON_CreateObject();
+		if (!a || !cJSON_AddItemToArray(arr, a) ||
+		    !cJSON_AddStringToObject(a, "network", p->network) ||
+		    !cJSON_AddStringToObject(a, "pool", p->pool) ||
+		    !cJSON_AddNumberToObject(a, "family", p->family == AF_INET ? 4 : 6) ||
+		    !cJSON_AddNumberToObject(a, "prefixLength", p->prefix_len) ||
+		    !cJSON_AddStringToObject(a, "address", text) ||
+		    !cJSON_AddStringToObject(a, "key", keys[i])) {
+			cJSON_Delete(a);
+			arr = NULL;
+		}
+	}
+	if (!arr) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return print_free(o);
+}
+
+static bool copy_str(const cJSON *o, const char *name, char *out, size_t size)
+{
+	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
+
+	if (!v || strlen(v) >= size)
+		return false;
+	strcpy(out, v);
+	return true;
+}
+
+static bool parse_addr(const cJSON *a, struct pool_addr *p, char *key)
+{
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(a, "family");
+	const cJSON *len = cJSON_GetObjectItemCaseSensitive(a, "prefixLength");
+	char dir[LAYOUT_KEY_MAX];
+	const char *slash;
+
+	if (!copy_str(a, "network", p->network, sizeof(p->network)) ||
+	    !copy_str(a, "pool", p->pool, sizeof(p->pool)) ||
+	    !copy_str(a, "key", key, LAYOUT_KEY_MAX) || !cJSON_IsNumber(fam) || !cJSON_IsNumber(len))
+		return false;
+	p->family = fam->valueint == 4 ? AF_INET : AF_INET6;
+	p->prefix_len = len->valueint;
+	slash = strrchr(key, '/');
+	if (!slash)
+		return false;
+	snprintf(dir, sizeof(dir), "%s", slash + 1);
+	return !layout_hex_parse(dir, p->family, &p->addr);
+}
+
+int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX])
+{
+	cJSON *o = cJSON_Parse(value);
+	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "addrs");
+	const cJSON *created = cJSON_GetObjectItemCaseSensitive(o, "created");
+	struct pool_owner *w = &l->owner;
+	const cJSON *a;
+	bool ok;
+
+	memset(l, 0, sizeof(*l));
+	ok = copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
+	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
+	     copy_str(o, "podNamespace", w->pod_namespace, sizeof(w->pod_namespace)) &&
+	     copy_str(o, "podName", w->pod_name, sizeof(w->pod_name)) &&
+	     copy_str(o, "podUID", w->pod_uid, sizeof(w->pod_uid)) &&
+	     cJSON_IsNumber(created) && cJSON_IsArray(arr) &&
+	     cJSON_GetArraySize(arr) <= POOL_MAX_RANGES;
+	if (ok)
+		w->created = (int64_t)created->valuedouble;
+	for (a = ok ? arr->child : NULL; a; a = a->next) {
+		ok = parse_addr(a, &l->addrs[l->n_addrs], keys[l->n_addrs]);
+		if (!ok)
+			break;
+		l->n_addrs++;
+	}
+	cJSON_Delete(o);
+	return ok ? 0 : -EINVAL;
+}
+
+char *layout_info_value(const struct pool_info *r, pool_u128 cursor)
+{
+	cJSON *o = cJSON_CreateObject();
+	char first[33], last[33], cur[33], usable[48];
+
+	layout_hex_format(r->family, r->span.first, first);
+	layout_hex_format(r->family, r->span.last, last);
+	layout_hex_format(r->family, cursor, cur);
+	range_u128_format(r->usable, usable, sizeof(usable));
+	if (!o || !cJSON_AddStringToObject(o, "network", r->network) ||
+	    !cJSON_AddStringToObject(o, "pool", r->pool) ||
+	    !cJSON_AddNumberToObject(o, "family", r->family == AF_INET ? 4 : 6) ||
+	    !cJSON_AddBoolToObject(o, "shared", r->shared) ||
+	    !cJSON_AddStringToObject(o, "first", first) ||
+	    !cJSON_AddStringToObject(o, "last", last) ||
+	    !cJSON_AddStringToObject(o, "usable", usable) ||
+	    !cJSON_AddStringToObject(o, "cursor", cur)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return print_free(o);
+}
+
+static int parse_u128(const char *s, pool_u128 *out)
+{
+	*out = 0;
+	if (!s || !*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		*out = *out * 10 + (pool_u128)(*s - '0');
+	}
+	return 0;
+}
+
+int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor)
+{
+	cJSON *o = cJSON_Parse(value);
+	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(o, "family");
+	const cJSON *shared = cJSON_GetObjectItemCaseSensitive(o, "shared");
+	int ret = -EINVAL;
+
+	memset(pi, 0, sizeof(*pi));
+	if (!cJSON_IsNumber(fam) || !cJSON_IsBool(shared) ||
+	    !copy_str(o, "network", pi->network, sizeof(pi->network)) ||
+	    !copy_str(o, "pool", pi->pool, sizeof(pi->pool)))
+		goto out;
+	pi->family = fam->valueint == 4 ? AF_INET : AF_INET6;
+	pi->shared = cJSON_IsTrue(shared);
+	if (layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "first")) ?: "", pi->family,
+		      &pi->span.first) ||
+	    layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "last")) ?: "", pi->family,
+		      &pi->span.last) ||
+	    layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "cursor")) ?: "", pi->family,
+		      cursor) ||
+	    parse_u128(cJSON_GetStringValue(cJSON_GetObjectItem(o, "usable")), &pi->usable))
+		goto out;
+	ret = 0;
+out:
+	cJSON_Delete(o);
+	return ret;
+}
+
+bool layout_value_has_holder(const char *value)
+{
+	cJSON *o = cJSON_Parse(value);
+	bool held = cJSON_IsString(cJSON_GetObjectItemCaseSensitive(o, "containerID"));
+
+	cJSON_Delete(o);
+	return held;
+}
+
+
+bool layout_lease_on(const char *value, const char *node)
+{
+	cJSON *o = cJSON_Parse(value);
+	const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "node"));
+	bool on = n && !strcmp(n, node);
+
+	cJSON_Delete(o);
+	return on;
+}
