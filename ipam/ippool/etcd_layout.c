@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The etcd store's keys and values (docs/etcd.md): names, hex, JSON both ways. */
+/* The etcd store's keys and values (README, "ippool on etcd"): names, hex, JSON both ways. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
