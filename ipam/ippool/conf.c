@@ -326,6 +326,19 @@ out:
 	return ret;
 }
 
+int conf_parse_store(const cJSON *ipam, const cJSON *file, struct pool_conf *c,
+		     struct cni_err *err)
+{
+	memset(c, 0, sizeof(*c));
+	strcpy(c->data_dir, CONF_DEFAULT_DATA_DIR);
+	if (copy_str(get(ipam, file, "dataDir"), "dataDir", c->data_dir, sizeof(c->data_dir), err) ||
+	    read_store(get(ipam, file, "store"), c, err)) {
+		conf_release(c);
+		return -EINVAL;
+	}
+	return 0;
+}
+
 void conf_release(struct pool_conf *c)
 {
 	if (!c)

@@ -44,6 +44,9 @@ const char *conf_file_path(const cJSON *ipam, bool *explicit);
  * Missing range: CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE; both name the
  * key and the value. *out is filled in place (it is large: allocate it). */
 int conf_parse(const cJSON *ipam, const cJSON *file, struct pool_conf *out, struct cni_err *err);
+/* Only dataDir and store, for the operator tools (no range needed). */
+int conf_parse_store(const cJSON *ipam, const cJSON *file, struct pool_conf *out,
+		     struct cni_err *err);
 void conf_release(struct pool_conf *c);
 
 /* Asks for a specific address ("a.b.c.d", "2001:db8::5", with or without

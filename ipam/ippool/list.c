@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* `ippool list [--data-dir DIR]`: each pool with its free count and its reservations. */
+/* `ippool list [--conf FILE] [--data-dir DIR]`: each pool with its free count and its reservations. */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
@@ -88,12 +88,16 @@ static int print_pool(struct pool_store *s, const struct pool_info *pi, struct c
 	return s->ops->list(s, NULL, visit, &p, err);
 }
 
+#define LIST_USAGE "usage: ippool list [--conf FILE] [--data-dir DIR]\n"
+
 int tool_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "data-dir", required_argument, NULL, 'd' },
+		{ "conf", required_argument, NULL, 'c' },
 		{ 0 },
 	};
+	const char *conf_path = NULL, *data_dir = NULL;
 	struct pool_conf *c = calloc(1, sizeof(*c));
 	struct pool_store *s = NULL;
 	struct pools pools = { 0 };
@@ -102,15 +106,19 @@ int tool_list(int argc, char **argv)
 
 	if (!c)
 		return 1;
-	strcpy(c->data_dir, CONF_DEFAULT_DATA_DIR);
-	while ((opt = getopt_long(argc, argv, "d:", opts, NULL)) != -1) {
-		if (opt != 'd' || strlen(optarg) >= sizeof(c->data_dir)) {
-			fprintf(stderr, "usage: ippool list [--data-dir DIR]\n");
-			goto out;
-		}
-		strcpy(c->data_dir, optarg);
+	while ((opt = getopt_long(argc, argv, "d:c:", opts, NULL)) != -1) {
+		if (opt == 'd' && strlen(optarg) < sizeof(c->data_dir))
+			data_dir = optarg;
+		else if (opt == 'c')
+			conf_path = optarg;
+		else
+			goto usage;
 	}
 	ret = 1;
+	if (setup_tool_conf(conf_path, c, &err))
+		goto fail;
+	if (data_dir)
+		strcpy(c->data_dir, data_dir);
 	if (setup_store(c, false, &s, &err) || s->ops->list(s, add_pool, NULL, &pools, &err))
 		goto fail;
 	for (size_t i = 0; i < pools.n; i++)
@@ -118,11 +126,15 @@ int tool_list(int argc, char **argv)
 			goto fail;
 	ret = 0;
 	goto out;
+usage:
+	fprintf(stderr, LIST_USAGE);
+	goto out;
 fail:
 	fprintf(stderr, "ippool list: %s\n", err.code ? err.msg : "out of memory");
 out:
 	pool_store_close(s);
 	free(pools.v);
+	conf_release(c);
 	free(c);
 	return ret;
 }

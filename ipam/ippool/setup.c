@@ -48,6 +48,24 @@ out:
 	return ret;
 }
 
+int setup_tool_conf(const char *conf_path, struct pool_conf *c, struct cni_err *err)
+{
+	cJSON *ipam = cJSON_CreateObject(), *file = NULL;
+	int ret = -ENOMEM;
+
+	if (!ipam || (conf_path && !cJSON_AddStringToObject(ipam, "configuration_path", conf_path))) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		goto out;
+	}
+	ret = read_conf_file(ipam, &file, err);
+	if (ret == 0)
+		ret = conf_parse_store(ipam, file, c, err);
+out:
+	cJSON_Delete(file);
+	cJSON_Delete(ipam);
+	return ret;
+}
+
 int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out, struct cni_err *err)
 {
 	struct pool_store_cfg cfg = {

@@ -19,4 +19,7 @@ struct ippool {
 int setup_open(struct plugin_ctx *ctx, struct ippool *p);
 void setup_close(struct ippool *p);
 /* The store a config names, for the argv tools. */
+/* The store settings of an operator tool: the configuration file's dataDir
+ * and store (conf_path NULL: the default file, which may be absent). */
+int setup_tool_conf(const char *conf_path, struct pool_conf *c, struct cni_err *err);
 int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out, struct cni_err *err);
