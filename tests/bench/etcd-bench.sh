@@ -23,17 +23,8 @@ EP=$IPPOOL_TEST_ETCD
 cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c" || exit 1
 export CNI_NETNS=/var/run/netns/etcd-bench CNI_IFNAME=net1 CNI_PATH=$(dirname "$IPPOOL")
 
-# stats FILE: "wall_med wall_p99 cpu_med" in ms from runner lines "<wall_us> <cpu_us> <exit>".
-stats() {
-	local n fails
-	n=$(wc -l <"$1")
-	fails=$(awk '$3 != 0' "$1" | wc -l)
-	[ "$fails" -eq 0 ] || echo "warning: $fails of $n runs failed in $1" >&2
-	paste <(cut -d' ' -f1 "$1" | sort -n) <(cut -d' ' -f2 "$1" | sort -n) |
-		awk -v n="$n" '{w[NR]=$1; c[NR]=$2}
-			END {m=int((n+1)/2); p=int(n*0.99); if (p<1) p=1;
-			     printf "%8.2f %8.2f %8.2f", w[m]/1000, w[p]/1000, c[m]/1000}'
-}
+# shellcheck source=stats.sh
+. "$SRC/tests/bench/stats.sh"
 
 # cf FILE STORE_KEYS: a config with the given ipam keys for the store.
 cf() {

@@ -19,17 +19,8 @@ trap 'rm -rf "$TMP"' EXIT
 [ -x "$HOSTLOCAL" ] || { echo "host-local not found at $HOSTLOCAL" >&2; exit 1; }
 cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c"
 
-# stats FILE: "wall_med wall_p99 cpu_med" in ms from runner lines "<wall_us> <cpu_us> <exit>".
-stats() {
-	local n fails
-	n=$(wc -l <"$1")
-	fails=$(awk '$3 != 0' "$1" | wc -l)
-	[ "$fails" -eq 0 ] || echo "warning: $fails of $n runs failed in $1" >&2
-	paste <(cut -d' ' -f1 "$1" | sort -n) <(cut -d' ' -f2 "$1" | sort -n) |
-		awk -v n="$n" '{w[NR]=$1; c[NR]=$2}
-			END {m=int((n+1)/2); p=int(n*0.99); if (p<1) p=1;
-			     printf "%.2f %.2f %.2f", w[m]/1000, w[p]/1000, c[m]/1000}'
-}
+# shellcheck source=stats.sh
+. "$SRC/tests/bench/stats.sh"
 
 # measure PLUGIN CONF_FILE TAG: RUNS ADDs then RUNS DELs of fresh containerIDs.
 measure() {
