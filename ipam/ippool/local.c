@@ -464,33 +464,63 @@ static int collect_leases(struct local *l, struct collect *c, struct cni_err *er
 	return ret;
 }
 
-/* Live holds are collected, expired ones removed. */
-static int collect_holds(struct local *l, struct collect *c, int64_t now, struct cni_err *err)
-{
-	char **names, buf[FILE_MAX], scope[SCOPE_MAX];
+/* One hold file, parsed; each_hold calls it for every file still there. */
+struct hold_file {
+	const char *name;
+	char scope[SCOPE_MAX];
+	pool_u128 addr;
 	int64_t until;
-	pool_u128 a;
+};
+
+static int each_hold(struct local *l, int (*fn)(struct local *l, const struct hold_file *h,
+						void *arg, struct cni_err *err),
+		     void *arg, struct cni_err *err)
+{
+	char **names, buf[FILE_MAX];
+	struct hold_file h;
 	size_t n;
 	int fam, ret = list_dir(l->dir[HOLDS], true, &names, &n);
 
 	if (ret)
 		return fail(err, l, "cannot list", "holds", ret);
 	for (size_t i = 0; i < n && !ret; i++) {
+		h.name = names[i];
 		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
-		if (!ret)
-			ret = hold_parse(buf, scope, &fam, &a, &until);
-		if (ret) {
-			fail(err, l, "cannot read hold", names[i], ret);
-		} else if (until <= now) {
-			unlinkat(l->dir[HOLDS], names[i], 0);
-		} else {
-			ret = collect_add(c, scope, a);
-			if (ret)
-				cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		if (ret == -ENOENT) {	/* a rebuild already dropped it */
+			ret = 0;
+			continue;
 		}
+		if (!ret)
+			ret = hold_parse(buf, h.scope, &fam, &h.addr, &h.until);
+		if (ret)
+			fail(err, l, "cannot read hold", names[i], ret);
+		else
+			ret = fn(l, &h, arg, err);
 	}
 	free_names(names, n);
 	return ret;
+}
+
+struct rebuild {
+	struct collect *c;
+	int64_t now;
+};
+
+/* Live holds are collected, expired ones removed. */
+static int collect_hold(struct local *l, const struct hold_file *h, void *arg,
+			struct cni_err *err)
+{
+	struct rebuild *r = arg;
+
+	if (h->until <= r->now) {
+		unlinkat(l->dir[HOLDS], h->name, 0);
+		return 0;
+	}
+	if (collect_add(r->c, h->scope, h->addr)) {
+		cni_err_set(err, CNI_ERR_STORE, "out of memory");
+		return -ENOMEM;
+	}
+	return 0;
 }
 
 static int write_indexes(struct local *l, struct collect *c, struct cni_err *err)
@@ -547,7 +577,7 @@ static int rebuild(struct local *l, bool clean, struct cni_err *err)
 	if (!ret)
 		ret = collect_leases(l, &c, err);
 	if (!ret)
-		ret = collect_holds(l, &c, time(NULL), err);
+		ret = each_hold(l, collect_hold, &(struct rebuild){ &c, time(NULL) }, err);
 	if (!ret)
 		ret = write_indexes(l, &c, err);
 	if (!ret && clean)
@@ -616,38 +646,19 @@ static void end(struct local *l)
 }
 
 /* Expired holds leave their index (the lock is held, index dirty). */
-static int expire_holds(struct local *l, int64_t now, struct cni_err *err)
+static int expire_hold(struct local *l, const struct hold_file *h, void *arg,
+		       struct cni_err *err)
 {
-	char **names, buf[FILE_MAX], scope[SCOPE_MAX];
 	struct lidx *x;
-	int64_t until;
-	pool_u128 a;
-	size_t n;
-	int fam, ret = list_dir(l->dir[HOLDS], true, &names, &n);
+	int ret;
 
-	if (ret)
-		return fail(err, l, "cannot list", "holds", ret);
-	for (size_t i = 0; i < n && !ret; i++) {
-		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
-		if (ret == -ENOENT) {	/* a rebuild below already dropped it */
-			ret = 0;
-			continue;
-		}
-		if (!ret)
-			ret = hold_parse(buf, scope, &fam, &a, &until);
-		if (ret) {
-			fail(err, l, "cannot read hold", names[i], ret);
-			break;
-		}
-		if (until > now)
-			continue;
-		ret = get_scope(l, scope, &x, err);
-		if (!ret)
-			lidx_remove(x, a);
-		if (!ret && unlinkat(l->dir[HOLDS], names[i], 0) < 0 && errno != ENOENT)
-			ret = fail(err, l, "cannot remove hold", names[i], -errno);
-	}
-	free_names(names, n);
+	if (h->until > *(const int64_t *)arg)
+		return 0;
+	ret = get_scope(l, h->scope, &x, err);
+	if (!ret)
+		lidx_remove(x, h->addr);
+	if (!ret && unlinkat(l->dir[HOLDS], h->name, 0) < 0 && errno != ENOENT)
+		ret = fail(err, l, "cannot remove hold", h->name, -errno);
 	return ret;
 }
 
@@ -833,7 +844,7 @@ static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 		goto out;
 	ret = mark_dirty(l, err);
 	if (!ret)
-		ret = expire_holds(l, time(NULL), err);
+		ret = each_hold(l, expire_hold, &(int64_t){ time(NULL) }, err);
 	if (!ret && !had)
 		ret = release_locked(l, name, &old, err);
 	if (ret)
