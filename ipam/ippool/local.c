@@ -815,13 +815,53 @@ static int pool_info_parse(char *buf, struct pool_info *pi)
 	return 0;
 }
 
+/* One address from each range into s, all or nothing: on failure what this
+ * call took goes back to the indexes. */
+static int take(struct local *l, const struct pool_range *ranges, int n, struct slease *s,
+		struct cni_err *err)
+{
+	char scope[SCOPE_MAX];
+	struct lidx *x[POOL_MAX_RANGES];
+	int i, ret = 0;
+
+	/* Open every scope first (a rebuild may happen, closing what is open),
+	 * then take the pointers: at most n scopes, so they stay valid. */
+	close_scopes(l);
+	for (i = 0; i < n && !ret; i++) {
+		scope_name(ranges[i].network, ranges[i].pool, ranges[i].family, ranges[i].shared,
+			   scope, sizeof(scope));
+		ret = get_scope(l, scope, &x[i], err);
+	}
+	for (i = 0; i < n && !ret; i++) {
+		const struct pool_range *r = &ranges[i];
+		struct pool_addr *p = &s->l.addrs[i];
+
+		scope_name(r->network, r->pool, r->family, r->shared, scope, sizeof(scope));
+		ret = get_scope(l, scope, &x[i], err);
+		if (!ret)
+			ret = pick(r, x[i], &p->addr, err);
+		if (!ret && lidx_insert(x[i], p->addr))
+			ret = fail(err, l, "cannot update index", scope, -EIO);
+		if (ret)
+			break;
+		snprintf(p->network, sizeof(p->network), "%s", r->network);
+		snprintf(p->pool, sizeof(p->pool), "%s", r->pool);
+		p->family = r->family;
+		p->prefix_len = r->prefix_len;
+		s->shared[i] = r->shared;
+		s->l.n_addrs++;
+	}
+	for (int j = 0; ret && j < s->l.n_addrs; j++)
+		lidx_remove(x[j], s->l.addrs[j].addr);
+	return ret;
+}
+
 static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 			 const struct pool_range *ranges, int n, struct pool_lease *out,
 			 struct cni_err *err)
 {
 	struct local *l = to_local(st);
-	char name[NAME_MAX + 1 - 5], scope[SCOPE_MAX], buf[FILE_MAX];
-	struct lidx *x[POOL_MAX_RANGES];
+	char name[NAME_MAX + 1 - 5], buf[FILE_MAX];
 	struct cni_err ignored = { 0 };
 	struct slease old, s;
 	int i, len, had, ret = lease_name(&owner->key, name, sizeof(name), err);
@@ -849,41 +889,10 @@ static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 		ret = release_locked(l, name, &old, err);
 	if (ret)
 		goto out;
-	/* Open every scope first (a rebuild may happen, closing what is open),
-	 * then take the pointers: at most n scopes, so they stay valid. */
-	close_scopes(l);
-	for (i = 0; i < n && !ret; i++) {
-		scope_name(ranges[i].network, ranges[i].pool, ranges[i].family, ranges[i].shared,
-			   scope, sizeof(scope));
-		ret = get_scope(l, scope, &x[i], err);
-	}
-	if (ret)
-		goto out;
 	memset(&s, 0, sizeof(s));
 	s.l.owner = *owner;
-	for (i = 0; i < n && !ret; i++) {
-		const struct pool_range *r = &ranges[i];
-		struct pool_addr *p = &s.l.addrs[i];
-
-		scope_name(r->network, r->pool, r->family, r->shared, scope, sizeof(scope));
-		ret = get_scope(l, scope, &x[i], err);
-		if (!ret)
-			ret = pick(r, x[i], &p->addr, err);
-		if (!ret && lidx_insert(x[i], p->addr))
-			ret = fail(err, l, "cannot update index", scope, -EIO);
-		if (ret)
-			break;
-		snprintf(p->network, sizeof(p->network), "%s", r->network);
-		snprintf(p->pool, sizeof(p->pool), "%s", r->pool);
-		p->family = r->family;
-		p->prefix_len = r->prefix_len;
-		s.shared[i] = r->shared;
-		s.l.n_addrs++;
-	}
+	ret = take(l, ranges, n, &s, err);
 	if (ret) {
-		/* All or nothing: what this call took goes back. */
-		for (int j = 0; j < s.l.n_addrs; j++)
-			lidx_remove(x[j], s.l.addrs[j].addr);
 		if (ret == -ENOSPC || ret == -EADDRINUSE)
 			mark_clean(l, &ignored);
 		goto out;
