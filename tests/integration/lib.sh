@@ -635,6 +635,26 @@ assert_result() {
 # round_trip VERSION RDMA(yes|no) CONF [MAC] [NAME=VALUE...]: in a new pod,
 # ADD (assert_added), CHECK passes and fails once the address is removed in
 # the pod (0.4.0+), DEL restores the host exactly, a second DEL succeeds.
+# pod_pings ADDRESS: one echo reply from ADDRESS inside the pod netns.
+pod_pings() {
+	ip netns exec "$POD" ping -c 1 -W 5 "$1" >/dev/null 2>&1
+}
+
+# assert_traffic CTX: the pod reaches the switch bridge through the VF it was
+# given, in each of the switch's subnets the result has an address in.
+assert_traffic() {
+	local pair target subnet
+	if ! command -v ping >/dev/null; then
+		skip "$1: traffic through the VF (no ping installed)"
+		return
+	fi
+	for pair in 192.0.2.254=192.0.2. 2001:db8::fe=2001:db8::; do
+		target=${pair%%=*} subnet=${pair#*=}
+		jout '.ips[].address' | grep -qF "$subnet" || continue
+		ok "$1: the pod reaches $target through the VF" pod_pings "$target"
+	done
+}
+
 round_trip() {
 	local v=$1 rdma=$2 c=$3 mac=${4:-} ctx=${T_CTX:-$1} before addr
 	shift 3
@@ -644,6 +664,7 @@ round_trip() {
 	cni ADD "$c" "$@"
 	if assert_added "$v" "$rdma" "$mac"; then
 		ok "$ctx: IPAM holds an address for the pod" ipam_holds "$CID"
+		assert_traffic "$ctx"
 		version_ge "$v" 0.4.0 && c=$(with_prev "$c" "$OUT")
 		addr=$(jout '.ips[0].address')
 		if version_ge "$v" 0.4.0; then
