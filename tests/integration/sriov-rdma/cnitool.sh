@@ -40,4 +40,12 @@ attach "deviceID injected in the config" "$TMP/injected.conflist"
 conflist "$TMP/capability.conflist" 'del(.deviceID) | .capabilities = {deviceID: true}'
 attach "deviceID as a capability" "$TMP/capability.conflist" -cap "{\"deviceID\": \"${FX_VF_BDF[0]}\"}"
 
+if [ -x "$IPPOOL" ]; then
+	IPAM=ippool
+	conflist "$TMP/ippool.conflist" .
+	attach "ippool IPAM" "$TMP/ippool.conflist"
+else
+	skip "libcni with ippool IPAM: ippool not built"
+fi
+
 done_testing
