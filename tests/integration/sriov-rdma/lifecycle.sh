@@ -30,6 +30,17 @@ del_case() {
 wipe_state() { rm -rf "$TMP/state"; }
 # shellcheck disable=SC2317
 kill_pod() { pod_die "$POD"; }
+# The node rebooted: the pod is gone and the VF is created anew, under its
+# original name and with no alias; the state file and the IP reservation,
+# on disk, survived.
+# shellcheck disable=SC2317
+reboot_node() {
+	local name
+	pod_die "$POD"
+	name=$(link_field "$(vf_link 0)" .ifname)
+	ip link set dev "$name" name "${FX_VF_IF[0]}" &&
+		ip link set dev "${FX_VF_IF[0]}" alias ""
+}
 
 ipams=(host-local)
 [ -x "$IPPOOL" ] && ipams+=(ippool)
@@ -53,6 +64,7 @@ IPAM_SUBNETS=(192.0.2.0/24)
 
 del_case "DEL with the plugin's dataDir wiped" wipe_state
 del_case "DEL after the pod netns died" kill_pod
+del_case "DEL after a node reboot" reboot_node
 
 cni VERSION '{"cniVersion": "1.0.0"}'
 is "$(jout '[.supportedVersions[] | select(IN("0.3.0", "0.3.1", "0.4.0", "1.0.0", "1.1.0"))]
