@@ -21,9 +21,10 @@ trap 'etcd_stop; rm -rf "$TMP"' EXIT
 etcd_use_env || exit 1
 EP=$IPPOOL_TEST_ETCD
 cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c" || exit 1
-export CNI_NETNS=/var/run/netns/etcd-bench CNI_IFNAME=net1 CNI_PATH=$(dirname "$IPPOOL")
+CNI_PATH=$(dirname "$IPPOOL")
+export CNI_NETNS=/var/run/netns/etcd-bench CNI_IFNAME=net1 CNI_PATH
 
-# shellcheck source=stats.sh
+# shellcheck source-path=SCRIPTDIR source=stats.sh
 . "$SRC/tests/bench/stats.sh"
 
 # cf FILE STORE_KEYS: a config with the given ipam keys for the store.

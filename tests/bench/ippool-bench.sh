@@ -19,12 +19,13 @@ trap 'rm -rf "$TMP"' EXIT
 [ -x "$HOSTLOCAL" ] || { echo "host-local not found at $HOSTLOCAL" >&2; exit 1; }
 cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c"
 
-# shellcheck source=stats.sh
+# shellcheck source-path=SCRIPTDIR source=stats.sh
 . "$SRC/tests/bench/stats.sh"
 
 # measure PLUGIN CONF_FILE TAG: RUNS ADDs then RUNS DELs of fresh containerIDs.
 measure() {
-	export CNI_NETNS=/var/run/netns/ippool-bench CNI_IFNAME=net1 CNI_PATH=$(dirname "$1")
+	CNI_PATH=$(dirname "$1")
+	export CNI_NETNS=/var/run/netns/ippool-bench CNI_IFNAME=net1 CNI_PATH
 	CNI_COMMAND=ADD "$TMP/runner" "$RUNS" bench "$2" "$1" >"$TMP/$3.add"
 	CNI_COMMAND=DEL "$TMP/runner" "$RUNS" bench "$2" "$1" >"$TMP/$3.del"
 	echo "$(stats "$TMP/$3.add") $(stats "$TMP/$3.del")"

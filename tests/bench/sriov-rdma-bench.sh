@@ -23,7 +23,7 @@ cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TMP/runner" "$SRC/tests/bench/runne
 	cc -std=gnu11 -D_GNU_SOURCE -O2 -Wall -Wextra -Werror -o "$TMP/netns-move" "$SRC/tests/bench/netns-move.c" ||
 	exit 1
 
-# shellcheck source=stats.sh
+# shellcheck source-path=SCRIPTDIR source=stats.sh
 . "$SRC/tests/bench/stats.sh"
 
 row() { # LABEL ADD-FILE [DEL-FILE]

@@ -52,8 +52,8 @@ etcd_wait() {
 # its pid, VAR_DIR to its temp dir. Returns 1 if not healthy within 20 s
 # (three tries: a port can be taken between the check and the bind).
 etcd_start() {
-	local var=$1 dir url peer try
-	for try in 1 2 3; do
+	local var=$1 dir url peer
+	for _ in 1 2 3; do
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 		ETCD_DIRS+=("$dir")
 		url=$ETCD_SCHEME://127.0.0.1:$(free_port)
@@ -82,7 +82,7 @@ etcd_restart() {
 # etcd_cluster VAR: three members on loopback, one temp dir (VAR_DIR);
 # VAR_1..VAR_3 hold the client URLs and VAR_PID_1..3 the pids.
 etcd_cluster() {
-	local var=$1 dir i init= url=() peer=()
+	local var=$1 dir i init='' url=() peer=()
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 	ETCD_DIRS+=("$dir")
 	for i in 1 2 3; do

@@ -41,7 +41,7 @@ burst() {
 # settle PREFIX TAG: DEL every failed attachment, GC all but the good ones,
 # then check what etcd holds is exactly what the good ones were given.
 settle() {
-	local p=$1 tag=$2 f id good=0 valid= want=
+	local p=$1 tag=$2 f id good=0 valid='' want=''
 	for f in "$TMP/$tag".*; do
 		id=$tag-${f##*.}
 		if [ "$(cut -d' ' -f1 "$f")" = 0 ]; then
@@ -103,7 +103,7 @@ etcd_resume "$Q_PID_2"
 etcd_resume "$Q_PID_3"
 # A new leader takes a moment: wait for health, then retry as a runtime would.
 for u in "$Q_1" "$Q_2" "$Q_3"; do etcd_wait "$u" "$Q_DIR" || true; done
-for try in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
 	run DEL "$(cf "$PFX/q" "$QA")" q-2
 	[ "$RC" -eq 0 ] && break
 done
