@@ -67,7 +67,29 @@ failed_with() {
 	[ "$RC" -ne 0 ] && [ "$(code)" = "$1" ]
 }
 
-# Addresses reserved in dataDir, one per line, sorted (from `ippool list`).
+# store NAME: the ipam keys that keep pool NAME's reservations apart in the
+# store under test: its own dataDir in the local store or, when IPPOOL_STORE
+# holds a store block (etcd/with-etcd.sh), that store under its own prefix.
+store() {
+	if [ -n "${IPPOOL_STORE:-}" ]; then
+		printf '"store":%s' "$(jq -c --arg n "$1" '.prefix += "/" + $n' <<<"$IPPOOL_STORE")"
+	else
+		printf '"dataDir":"%s"' "$TMP/$1"
+	fi
+}
+
+# local_store: the cases that only make sense on the local store run.
+local_store() {
+	[ -z "${IPPOOL_STORE:-}" ]
+}
+
+# list NAME: `ippool list` of pool NAME's store, through a configuration file.
+list() {
+	printf '{%s}' "$(store "$1")" >"$TMP/list.conf"
+	"$IPPOOL" list --conf "$TMP/list.conf"
+}
+
+# reserved NAME: the addresses reserved in pool NAME's store, one per line, sorted.
 reserved() {
-	"$IPPOOL" list --data-dir "$1" | awk '/^  /{print $1}' | sort
+	list "$1" | awk '/^  /{print $1}' | sort
 }

@@ -1,10 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# ippool verbs on the local store, run as real processes: ADD, DEL, CHECK, GC, STATUS, list.
+# ippool verbs as real processes: ADD, DEL, CHECK, GC, STATUS, list; on the local
+# store, or on etcd through etcd/with-etcd.sh (local-store-only cases are marked).
 . "$(dirname "$0")/lib.sh"
 
-D=$TMP/store
-V4='{"type":"ippool","dataDir":"'$D'","range":"192.0.2.0/28","exclude":["192.0.2.1","192.0.2.4/31"],"gateway":"192.0.2.14","routes":[{"dst":"0.0.0.0/0"}],"dns":{"nameservers":["192.0.2.53"]}}'
+D=store
+V4='{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/28","exclude":["192.0.2.1","192.0.2.4/31"],"gateway":"192.0.2.14","routes":[{"dst":"0.0.0.0/0"}],"dns":{"nameservers":["192.0.2.53"]}}'
 C=$(conf net-a "$V4")
 
 # idempotent ADD, the same answer for the same (containerID, ifname)
@@ -15,13 +16,13 @@ check "ADD again for the same attachment returns the same address" add_is "$C" c
 check "another ifname of the same container gets its own address" add_is "$C" c1 "192.0.2.3/28" net2
 check "excluded addresses are skipped" add_is "$C" c2 "192.0.2.6/28"
 check "list shows the three reservations" test "$(reserved "$D" | tr '\n' ' ')" = "192.0.2.2 192.0.2.3 192.0.2.6 "
-"$IPPOOL" list --data-dir "$D" >"$TMP/list"
+list "$D" >"$TMP/list"
 check "list prints the free count" grep -q "pool 192.0.2.0/28 (192.0.2.1..192.0.2.14): 3 reserved, 7 free of 10" "$TMP/list"
 
 # CNI_ARGS metadata lands in the reservation
 run ADD "$C" c3 net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=pod-3;K8S_POD_UID=uid-3"
 check "ADD with pod metadata" test "$RC" -eq 0
-check "list names the pod" grep -q "c3 net1 ns1/pod-3 uid-3" <("$IPPOOL" list --data-dir "$D")
+check "list names the pod" grep -q "c3 net1 ns1/pod-3 uid-3" <(list "$D")
 
 # CHECK against prevResult
 P=$(jq -c '{cniVersion:"1.0.0",ips:.ips}' <<<"$(run ADD "$C" c1 && echo "$OUT")")
@@ -68,8 +69,8 @@ check "nothing was reserved for the failed ADD" test "$(reserved "$D" | wc -l)" 
 
 # every CNI version prints its result shape
 for v in 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0; do
-	D6=$TMP/v$v
-	run ADD "$(conf net-v '{"type":"ippool","dataDir":"'$D6'","range":"2001:db8::/64"}' "$v")" cv
+	D6=v$v
+	run ADD "$(conf net-v '{"type":"ippool",'"$(store "$D6")"',"range":"2001:db8::/64"}' "$v")" cv
 	case $v in 0.*) want='"6"' ;; *) want=null ;; esac
 	check "ADD in $v: 2001:db8::1, ips[].version $want" \
 		test "$RC" -eq 0 -a "$(ips)" = "2001:db8::1/64" -a "$(jq -c '.ips[0].version' <<<"$OUT")" = "$want" \
@@ -77,23 +78,25 @@ for v in 0.3.0 0.3.1 0.4.0 1.0.0 1.1.0; do
 done
 
 # GC keeps exactly the valid attachments of its own network
-D2=$TMP/gc
-A='{"type":"ippool","dataDir":"'$D2'","range":"198.51.100.0/24","network_name":"a"}'
-B='{"type":"ippool","dataDir":"'$D2'","range":"198.51.100.0/24","network_name":"b"}'
+D2=gc
+A='{"type":"ippool",'"$(store "$D2")"',"range":"198.51.100.0/24","network_name":"a"}'
+B='{"type":"ippool",'"$(store "$D2")"',"range":"198.51.100.0/24","network_name":"b"}'
 for i in 1 2 3; do run ADD "$(conf na "$A")" "g$i"; run ADD "$(conf nb "$B")" "h$i"; done
 GC=$(jq -c '. + {"cni.dev/valid-attachments":[{"containerID":"g2","ifname":"net1"}]}' <<<"$(conf na "$A" 1.1.0)")
 run GC "$GC" unused
 check "GC succeeds" test "$RC" -eq 0
-check "GC kept g2 and network b" test "$("$IPPOOL" list --data-dir "$D2" | awk '/^  /{print $2}' | sort | tr '\n' ' ')" = "g2 h1 h2 h3 "
+check "GC kept g2 and network b" test "$(list "$D2" | awk '/^  /{print $2}' | sort | tr '\n' ' ')" = "g2 h1 h2 h3 "
 
 # STATUS
 run STATUS "$(conf na "$A" 1.1.0)" unused
 check "STATUS succeeds on a usable store" test "$RC" -eq 0
-touch "$TMP/file"
-run STATUS "$(conf na '{"type":"ippool","dataDir":"'$TMP/file/sub'","range":"198.51.100.0/24"}' 1.1.0)" unused
-check "STATUS on an unusable store fails with 50" failed_with 50
-run ADD "$(conf na '{"type":"ippool","dataDir":"'$TMP/file/sub'","range":"198.51.100.0/24"}')" x
-check "ADD on an unusable store fails with 112" failed_with 112
+if local_store; then
+	touch "$TMP/file"
+	run STATUS "$(conf na '{"type":"ippool","dataDir":"'$TMP/file/sub'","range":"198.51.100.0/24"}' 1.1.0)" unused
+	check "STATUS on an unusable store fails with 50" failed_with 50
+	run ADD "$(conf na '{"type":"ippool","dataDir":"'$TMP/file/sub'","range":"198.51.100.0/24"}')" x
+	check "ADD on an unusable store fails with 112" failed_with 112
+fi
 
 # configuration file fills what the block lacks; a named missing one is an error
 echo '{"range":"203.0.113.0/24","exclude":["203.0.113.1"],"dataDir":"'$TMP/fromfile'"}' >"$TMP/ippool.conf"
@@ -103,31 +106,33 @@ run ADD "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/missing.conf'"}
 check "a missing configuration_path fails with 7" failed_with 7
 
 # config errors name the value
-run ADD "$(conf ne '{"type":"ippool","dataDir":"'$D'","range":"192.0.2.0/31"}')" e1
+run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/31"}')" e1
 check "a /31 is refused (7)" failed_with 7
-run ADD "$(conf ne '{"type":"ippool","dataDir":"'$D'","range":"192.0.2.0/24","range_start":"192.0.2.50","range_end":"192.0.2.40"}')" e1
+run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/24","range_start":"192.0.2.50","range_end":"192.0.2.40"}')" e1
 check "an empty interval is refused (7)" failed_with 7
-run ADD "$(conf ne '{"type":"ippool","dataDir":"'$D'","range":"192.0.2.0/24","exclude":["192.0.2.300"]}')" e1
+run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/24","exclude":["192.0.2.300"]}')" e1
 check "a bad exclude is refused, naming it" test "$(code)" = 7 -a -n "$(msg | grep -F 192.0.2.300)"
 
 # release_hold_seconds: a released address waits before it is handed out again
-DH=$TMP/hold
-H=$(conf nh '{"type":"ippool","dataDir":"'$DH'","range":"192.0.2.0/29","release_hold_seconds":2}')
+DH=hold
+H=$(conf nh '{"type":"ippool",'"$(store "$DH")"',"range":"192.0.2.0/29","release_hold_seconds":2}')
 run ADD "$H" k1
 run DEL "$H" k1
 check "an address on hold is skipped" add_is "$H" k2 "192.0.2.2/29"
 sleep 3
 check "after the hold it is handed out again" add_is "$H" k3 "192.0.2.1/29"
 
-# a corrupt index is rebuilt from the lease files
-DC=$TMP/corrupt
-CC=$(conf nc '{"type":"ippool","dataDir":"'$DC'","range":"192.0.2.0/29"}')
-run ADD "$CC" r1
-echo garbage >"$DC/index/_:v4.idx"
-check "ADD after index corruption does not reuse a reserved address" add_is "$CC" r2 "192.0.2.2/29"
-echo garbage >"$DC/leases/r1:net1"
-sed -i 's/clean/dirty/' "$DC/state"
-run ADD "$CC" r3
-check "a corrupt lease file is a store error (112) naming it" test "$(code)" = 112 -a -n "$(msg | grep -F r1:net1)"
+# a corrupt index is rebuilt from the lease files (local store)
+if local_store; then
+	DC=$TMP/corrupt
+	CC=$(conf nc '{"type":"ippool","dataDir":"'$DC'","range":"192.0.2.0/29"}')
+	run ADD "$CC" r1
+	echo garbage >"$DC/index/_:v4.idx"
+	check "ADD after index corruption does not reuse a reserved address" add_is "$CC" r2 "192.0.2.2/29"
+	echo garbage >"$DC/leases/r1:net1"
+	sed -i 's/clean/dirty/' "$DC/state"
+	run ADD "$CC" r3
+	check "a corrupt lease file is a store error (112) naming it" test "$(code)" = 112 -a -n "$(msg | grep -F r1:net1)"
+fi
 
 finish
