@@ -3,8 +3,8 @@
 # 64 simultaneous ADDs on a /26 (62 usable): 62 distinct addresses, the other two fail cleanly.
 . "$(dirname "$0")/lib.sh"
 
-D=$TMP/store
-C=$(conf par '{"type":"ippool","dataDir":"'$D'","range":"192.0.2.0/26"}')
+D=store
+C=$(conf par '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/26"}')
 pids=()
 for i in $(seq 1 64); do
 	printf '%s' "$C" | CNI_COMMAND=ADD CNI_CONTAINERID="par$i" CNI_NETNS=/var/run/netns/x CNI_IFNAME=net1 \
