@@ -12,21 +12,13 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include "buf.h"
 #include "ipamexec.h"
 
 #define OUT_MAX (1 << 20)
 #define EXCERPT 120
 
 extern char **environ;
-
-struct child {
-	pid_t pid;
-	int in;			/* its stdin, we write */
-	int out;		/* its stdout, we read */
-	char *buf;		/* what it printed, NUL-terminated */
-	size_t len;
-	bool overflow;
-};
 
 /* The first executable regular file named type in the colon list. */
 static int find_plugin(const char *type, char path[PATH_MAX], struct cni_err *err)
@@ -66,9 +58,11 @@ static char **child_env(const char *command)
 	return envp;
 }
 
-static int spawn(struct child *c, const char *path, enum cni_cmd cmd, struct cni_err *err)
+static int spawn(struct ipam_run *r, const char *path, struct cni_err *err)
 {
 	posix_spawn_file_actions_t fa;
+	posix_spawnattr_t attr;
+	sigset_t sigpipe;
 	char command[32];
 	char *argv[] = { (char *)path, NULL };
 	char **envp;
@@ -76,7 +70,7 @@ static int spawn(struct child *c, const char *path, enum cni_cmd cmd, struct cni
 	pid_t pid;
 	int ret;
 
-	snprintf(command, sizeof(command), "CNI_COMMAND=%s", env_cmd_name(cmd));
+	snprintf(command, sizeof(command), "CNI_COMMAND=%s", env_cmd_name(r->cmd));
 	envp = child_env(command);
 	/* our end of its stdin is non-blocking: a big config must never stall reading its stdout */
 	if (!envp || pipe2(in, O_CLOEXEC) || pipe2(out, O_CLOEXEC) ||
@@ -84,16 +78,25 @@ static int spawn(struct child *c, const char *path, enum cni_cmd cmd, struct cni
 		ret = -errno;
 		goto out;
 	}
+	sigemptyset(&sigpipe);
+	sigaddset(&sigpipe, SIGPIPE);
 	ret = -posix_spawn_file_actions_init(&fa);
 	if (ret)
 		goto out;
-	ret = -posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
+	ret = -posix_spawnattr_init(&attr);
+	if (!ret)
+		ret = -posix_spawnattr_setsigdefault(&attr, &sigpipe);
+	if (!ret)
+		ret = -posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSIGDEF);
+	if (!ret)
+		ret = -posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
 	if (!ret)
 		ret = -posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
 	if (!ret)
-		ret = -posix_spawn(&pid, path, &fa, NULL, argv, envp);
+		ret = -posix_spawn(&pid, path, &fa, &attr, argv, envp);
 	if (!ret)
-		c->pid = pid;
+		r->pid = pid;
+	posix_spawnattr_destroy(&attr);
 	posix_spawn_file_actions_destroy(&fa);
 out:
 	free(envp);
@@ -101,8 +104,8 @@ out:
 		close(in[0]);
 	if (out[1] >= 0)
 		close(out[1]);
-	c->in = in[1];
-	c->out = out[0];
+	r->in = in[1];
+	r->out = out[0];
 	if (ret)
 		cni_err_set(err, CNI_ERR_IPAM, "failed to run ipam plugin %s: %s", path, strerror(-ret));
 	return ret;
@@ -115,9 +118,9 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int feed(struct child *c, const char *conf, size_t *sent, size_t len)
+static int feed(struct ipam_run *r)
 {
-	ssize_t n = write(c->in, conf + *sent, len - *sent);
+	ssize_t n = write(r->in, r->conf + r->sent, r->conf_len - r->sent);
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
@@ -125,47 +128,46 @@ static int feed(struct child *c, const char *conf, size_t *sent, size_t len)
 	if (n < 0 && errno != EPIPE)
 		return -errno;
 	if (n > 0)
-		*sent += (size_t)n;
-	if (n < 0 || *sent == len)
-		close_fd(&c->in);
+		r->sent += (size_t)n;
+	if (n < 0 || r->sent == r->conf_len)
+		close_fd(&r->in);
 	return 0;
 }
 
-static int drain(struct child *c)
+static int drain(struct ipam_run *r)
 {
 	char chunk[16384];
-	ssize_t n = read(c->out, chunk, sizeof(chunk));
+	ssize_t n = read(r->out, chunk, sizeof(chunk));
 
 	if (n < 0 && (errno == EINTR || errno == EAGAIN))
 		return 0;
 	if (n < 0)
 		return -errno;
 	if (n == 0) {
-		close_fd(&c->out);
+		close_fd(&r->out);
 		return 0;
 	}
-	if (c->len + (size_t)n > OUT_MAX) {
-		c->overflow = true;	/* keep reading so the plugin can finish */
+	if (r->len + (size_t)n > OUT_MAX) {
+		r->overflow = true;	/* keep reading so the plugin can finish */
 		return 0;
 	}
-	memcpy(c->buf + c->len, chunk, (size_t)n);
-	c->len += (size_t)n;
-	c->buf[c->len] = '\0';
+	if (buf_reserve(&r->buf, &r->cap, r->len + (size_t)n + 1, OUT_MAX + 1))
+		return -ENOMEM;
+	memcpy(r->buf + r->len, chunk, (size_t)n);
+	r->len += (size_t)n;
+	r->buf[r->len] = '\0';
 	return 0;
 }
 
-/* Writes the config and reads stdout together, so neither side can block the other. */
-static int exchange(struct child *c, const char *conf, size_t len, struct cni_err *err)
+/* Writes the rest of the config and reads stdout together, so neither side can block the other. */
+static int exchange(struct ipam_run *r, struct cni_err *err)
 {
-	size_t sent = 0;
 	int ret = 0;
 
-	if (!len)
-		close_fd(&c->in);
-	while (!ret && (c->in >= 0 || c->out >= 0)) {
+	while (!ret && (r->in >= 0 || r->out >= 0)) {
 		struct pollfd fds[2] = {
-			{ .fd = c->in, .events = POLLOUT },
-			{ .fd = c->out, .events = POLLIN },
+			{ .fd = r->in, .events = POLLOUT },
+			{ .fd = r->out, .events = POLLIN },
 		};
 
 		if (poll(fds, 2, -1) < 0) {
@@ -173,9 +175,9 @@ static int exchange(struct child *c, const char *conf, size_t len, struct cni_er
 			continue;
 		}
 		if (fds[0].revents)
-			ret = feed(c, conf, &sent, len);
+			ret = feed(r);
 		if (!ret && fds[1].revents)
-			ret = drain(c);
+			ret = drain(r);
 	}
 	if (ret)
 		cni_err_set(err, CNI_ERR_IPAM, "failed to talk to the ipam plugin: %s", strerror(-ret));
@@ -191,9 +193,10 @@ static int reap(pid_t pid, int *status)
 	return 0;
 }
 
-static int copy_error(const struct child *c, const char *type, int status, struct cni_err *err)
+static int copy_error(const struct ipam_run *r, int status, struct cni_err *err)
 {
-	cJSON *root = cJSON_Parse(c->buf);
+	const char *type = r->type;
+	cJSON *root = cJSON_Parse(r->buf ? r->buf : "");
 	const cJSON *code = cJSON_GetObjectItemCaseSensitive(root, "code");
 	const cJSON *msg = cJSON_GetObjectItemCaseSensitive(root, "msg");
 	const cJSON *details = cJSON_GetObjectItemCaseSensitive(root, "details");
@@ -207,21 +210,22 @@ static int copy_error(const struct child *c, const char *type, int status, struc
 		cni_err_set(err, CNI_ERR_IPAM, "ipam plugin %s killed by signal %d", type, WTERMSIG(status));
 	} else {
 		cni_err_set(err, CNI_ERR_IPAM, "ipam plugin %s failed (exit status %d) without a CNI error: \"%.*s\"",
-			    type, WEXITSTATUS(status), EXCERPT, c->buf);
+			    type, WEXITSTATUS(status), EXCERPT, r->buf ? r->buf : "");
 	}
 	cJSON_Delete(root);
 	return -EIO;
 }
 
-static int parse_result(const struct child *c, const char *type, struct cni_result *out,
-			struct cni_err *err)
+static int parse_result(const struct ipam_run *r, struct cni_result *out, struct cni_err *err)
 {
-	cJSON *root = cJSON_Parse(c->buf);
+	const char *printed = r->buf ? r->buf : "";
+	const char *type = r->type;
+	cJSON *root = cJSON_Parse(printed);
 	int ret = -EINVAL;
 
 	if (!root) {
 		cni_err_set(err, CNI_ERR_IPAM, "ipam plugin %s printed an unparsable result: \"%.*s\"",
-			    type, EXCERPT, c->buf);
+			    type, EXCERPT, printed);
 		goto out;
 	}
 	ret = result_parse(root, out, err);
@@ -232,14 +236,26 @@ out:
 	return ret;
 }
 
-int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
-	      struct cni_result *out, struct cni_err *err)
+/* Closes our ends and waits for the plugin; *status is its wait status. */
+static int release(struct ipam_run *r, int *status)
 {
-	struct child c = { .pid = -1, .in = -1, .out = -1 };
-	struct sigaction ign = { .sa_handler = SIG_IGN }, old;
-	char path[PATH_MAX];
-	int status = 0, ret;
+	int ret = 0;
 
+	close_fd(&r->in);
+	close_fd(&r->out);
+	if (r->pid > 0)
+		ret = reap(r->pid, status);
+	r->pid = -1;
+	return ret;
+}
+
+int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
+	       size_t conf_len, struct cni_err *err)
+{
+	char path[PATH_MAX];
+	int status, ret;
+
+	*r = (struct ipam_run)IPAM_RUN_INIT;
 	if (!type || !env_valid_id(type) || strlen(type) >= NAME_MAX) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid ipam type \"%s\": must be a plain program name",
 			    type ? type : "");
@@ -248,39 +264,54 @@ int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_
 	ret = find_plugin(type, path, err);
 	if (ret)
 		return ret;
-	c.buf = malloc(OUT_MAX + 1);
-	if (!c.buf) {
-		cni_err_set(err, CNI_ERR_IPAM, "failed to run ipam plugin %s: out of memory", type);
-		return -ENOMEM;
-	}
-	c.buf[0] = '\0';
-	sigaction(SIGPIPE, &ign, &old);
-	ret = spawn(&c, path, cmd, err);
+	signal(SIGPIPE, SIG_IGN);
+	r->cmd = cmd;
+	r->type = type;
+	r->conf = conf;
+	r->conf_len = conf_len;
+	ret = spawn(r, path, err);
 	if (!ret)
-		ret = exchange(&c, conf, conf_len, err);
-	close_fd(&c.in);
-	close_fd(&c.out);
-	sigaction(SIGPIPE, &old, NULL);
-	if (c.pid > 0) {
-		int waited = reap(c.pid, &status);
+		ret = feed(r);
+	if (ret) {
+		cni_err_set(err, CNI_ERR_IPAM, "failed to talk to the ipam plugin: %s", strerror(-ret));
+		release(r, &status);
+	}
+	return ret;
+}
 
-		if (waited && !ret) {
-			cni_err_set(err, CNI_ERR_IPAM, "failed to wait for ipam plugin %s: %s", type,
-				    strerror(-waited));
-			ret = waited;
-		}
+int ipam_finish(struct ipam_run *r, struct cni_result *out, struct cni_err *err)
+{
+	int status = 0, waited, ret;
+
+	ret = exchange(r, err);
+	waited = release(r, &status);
+	if (waited && !ret) {
+		cni_err_set(err, CNI_ERR_IPAM, "failed to wait for ipam plugin %s: %s", r->type,
+			    strerror(-waited));
+		ret = waited;
 	}
 	if (ret)
 		goto out;
 	if (!WIFEXITED(status) || WEXITSTATUS(status)) {
-		ret = copy_error(&c, type, status, err);
-	} else if (c.overflow) {
-		cni_err_set(err, CNI_ERR_IPAM, "ipam plugin %s printed more than %d bytes", type, OUT_MAX);
+		ret = copy_error(r, status, err);
+	} else if (r->overflow) {
+		cni_err_set(err, CNI_ERR_IPAM, "ipam plugin %s printed more than %d bytes", r->type,
+			    OUT_MAX);
 		ret = -EFBIG;
-	} else if (cmd == CNI_CMD_ADD && out) {
-		ret = parse_result(&c, type, out, err);
+	} else if (r->cmd == CNI_CMD_ADD && out) {
+		ret = parse_result(r, out, err);
 	}
 out:
-	free(c.buf);
+	free(r->buf);
+	r->buf = NULL;
 	return ret;
+}
+
+int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
+	      struct cni_result *out, struct cni_err *err)
+{
+	struct ipam_run r;
+	int ret = ipam_start(&r, cmd, type, conf, conf_len, err);
+
+	return ret ? ret : ipam_finish(&r, out, err);
 }

@@ -2,13 +2,43 @@
 /* Delegation to the IPAM plugin named by ipam.type, found in CNI_PATH. */
 #pragma once
 
+#include <stdbool.h>
+#include <sys/types.h>
+
 #include "env.h"
 #include "err.h"
 #include "result.h"
 
-/* Runs <type> from CNI_PATH with the caller's environment but CNI_COMMAND set
- * to cmd, the config on stdin. ADD parses the result into *out (may be NULL
- * for other commands). A plugin error is copied into err (its code, its msg
- * prefixed with the type); a missing binary or bad type is CNI_ERR_IPAM. */
+/* An IPAM plugin between ipam_start and ipam_finish. */
+struct ipam_run {
+	pid_t pid;		/* -1: none running */
+	enum cni_cmd cmd;
+	const char *type;	/* borrowed, like conf, until ipam_finish */
+	const char *conf;
+	size_t conf_len, sent;
+	int in;			/* its stdin, we write */
+	int out;		/* its stdout, we read */
+	char *buf;		/* what it printed, NUL-terminated */
+	size_t len, cap;
+	bool overflow;
+};
+
+#define IPAM_RUN_INIT { .pid = -1, .in = -1, .out = -1 }
+
+/* Starts <type> from CNI_PATH with the caller's environment but CNI_COMMAND
+ * set to cmd, and hands it as much of the config as its stdin takes without
+ * waiting; the plugin runs while the caller goes on. SIGPIPE is ignored in
+ * the caller from then on (the plugin gets the default). On failure nothing
+ * is left running. */
+int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
+	       size_t conf_len, struct cni_err *err);
+
+/* Feeds the rest of the config, waits for the plugin and releases *r. ADD
+ * parses the result into *out (may be NULL for other commands). A plugin
+ * error is copied into err (its code, its msg prefixed with the type); a
+ * missing binary or bad type is CNI_ERR_IPAM. */
+int ipam_finish(struct ipam_run *r, struct cni_result *out, struct cni_err *err);
+
+/* ipam_start then ipam_finish. */
 int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
 	      struct cni_result *out, struct cni_err *err);

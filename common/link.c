@@ -348,16 +348,12 @@ static void send_back(struct link_sock *t, const struct link_info *was, int netn
  * the old one is taken in the target): a taken or invalid new name fails with
  * the link already moved, under its old name. So look in the target first,
  * and send the link back when the kernel refused after moving it. */
-int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
+int link_move(struct link_sock *s, struct link_sock *target, int ifindex, const char *new_name,
 	      const char *alias, struct cni_err *err)
 {
-	struct link_sock *target = NULL;
 	struct link_info was, info;
 	int ret;
 
-	ret = link_sock_open(netns_fd, &target, err);
-	if (ret < 0)
-		return ret;
 	ret = link_get_by_index(s, ifindex, &was);
 	if (ret < 0)
 		goto out;
@@ -367,11 +363,10 @@ int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_na
 		memcpy(s->extack, target->extack, sizeof(s->extack));
 		goto out;
 	}
-	ret = move(s, ifindex, netns_fd, new_name, alias);
+	ret = move(s, ifindex, target->netns, new_name, alias);
 	if (ret < 0)
 		send_back(target, &was, s->netns);
 out:
-	link_sock_close(target);
 	if (ret < 0)
 		return fail(s, err, ret, "failed to move link %d into netns as \"%s\"", ifindex, new_name);
 	return 0;

@@ -33,11 +33,12 @@ int link_get_by_index(struct link_sock *s, int ifindex, struct link_info *out);
 /* Calls fn for every link (stops on non-zero return, which it returns). */
 int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void *), void *arg);
 
-/* One RTM_NEWLINK: moves ifindex into netns_fd and names it new_name (and
- * sets alias when non-NULL) in the same request. EEXIST when the name is
- * taken in the target: nothing moved. The kernel renames after moving, so a
- * name it refuses then (e.g. "a/b") sends the link back: nothing moved. */
-int link_move(struct link_sock *s, int ifindex, int netns_fd, const char *new_name,
+/* One RTM_NEWLINK on s: moves ifindex into the netns of target and names it
+ * new_name (and sets alias when non-NULL) in the same request. EEXIST when
+ * the name is taken in the target: nothing moved. The kernel renames after
+ * moving, so a name it refuses then (e.g. "a/b") sends the link back:
+ * nothing moved. */
+int link_move(struct link_sock *s, struct link_sock *target, int ifindex, const char *new_name,
 	      const char *alias, struct cni_err *err);
 int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni_err *err);
 /* "" clears it. */

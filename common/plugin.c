@@ -5,21 +5,22 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "buf.h"
 #include "netconf.h"
 #include "plugin.h"
 
 static int read_stdin(struct plugin_ctx *ctx)
 {
-	char *buf = malloc(PLUGIN_STDIN_MAX + 2);
-	size_t len = 0;
+	char *buf = NULL;
+	size_t len = 0, cap = 0;
 	ssize_t n = 0;
 	int ret = -ENOMEM;
 
-	if (!buf)
-		goto fail;
 	/* reading one byte past the limit tells "too big" from "exactly the limit" */
 	while (len <= PLUGIN_STDIN_MAX) {
-		n = read(STDIN_FILENO, buf + len, PLUGIN_STDIN_MAX + 1 - len);
+		if (buf_reserve(&buf, &cap, len + 2, PLUGIN_STDIN_MAX + 2))
+			goto fail;
+		n = read(STDIN_FILENO, buf + len, cap - 1 - len);
 		if (n < 0 && errno == EINTR)
 			continue;
 		if (n <= 0)

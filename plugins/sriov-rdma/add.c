@@ -28,6 +28,7 @@ static const struct step {
 	int (*undo)(struct attach *a, struct cni_err *err);
 } steps[] = {
 	{ "apply VF settings", vf_apply, vf_restore },
+	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
 	{ "move the netdev", netdev_to_pod, netdev_to_host },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
 	{ "allocate addresses", ipam_add, ipam_del },

@@ -8,6 +8,7 @@
 #include "cniargs.h"
 #include "conf.h"
 #include "env.h"
+#include "ipamexec.h"
 #include "link.h"
 #include "plugin.h"
 #include "rdmanl.h"
@@ -52,6 +53,7 @@ struct attach {
 	struct link_sock *pod_nl;
 	int lock_fd;
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
+	struct ipam_run ipam;		/* the IPAM plugin while it runs beside a move */
 };
 
 /* Allocates, parses env/args/config; handles closed. */

@@ -36,19 +36,22 @@ static int locate(struct attach *a, struct cni_err *err)
 
 /* Every step runs even after one fails, so the IP is released whatever
  * happened to the device; the first error is reported and the state file
- * kept so a retry can finish the job. */
+ * kept so a retry can finish the job. IPAM starts first: it runs beside the
+ * moves, or before them while the link is still in the pod. */
 static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 {
 	int rdma, netdev, vf = 0, ipam = 0, ret;
 
+	if (release_ip)
+		ipam = ipam_del_start(a, err);
 	rdma = rdma_to_host(a, err);
 	netdev = netdev_to_host(a, err);
 	if (netdev == 0 || a->chained)
 		vf = vf_restore(a, err);
 	else
 		log_info("VF %s is not ours to restore (held elsewhere or gone)", a->vf.bdf);
-	if (release_ip)
-		ipam = ipam_del(a, err);
+	if (ipam == 0)
+		ipam = ipam_del_finish(a, err);
 	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || vf < 0 || ipam < 0)
 		return -EIO;
 	ret = attach_remove(a);

@@ -9,11 +9,11 @@
 
 /* One move request; the message names the VF and where it was going, the
  * kernel's extack text stays in the details. */
-static int move_link(struct link_sock *s, int ifindex, int netns_fd, const char *name,
+static int move_link(struct link_sock *s, struct link_sock *target, int ifindex, const char *name,
 		     const char *alias, const char *what, struct cni_err *err)
 {
 	struct cni_err kernel = { 0 };
-	int ret = link_move(s, ifindex, netns_fd, name, alias, &kernel);
+	int ret = link_move(s, target, ifindex, name, alias, &kernel);
 
 	if (ret < 0) {
 		cni_err_set(err, ret == -EEXIST ? CNI_ERR_ENV : CNI_ERR_NETLINK, "%s: %s", what,
@@ -91,7 +91,7 @@ int netdev_to_pod(struct attach *a, struct cni_err *err)
 	if (ret == 0)
 		ret = attach_alias(a, alias);
 	if (ret == 0)
-		ret = move_link(a->host_nl, link.ifindex, a->pod_ns, a->ifname, alias, what, err);
+		ret = move_link(a->host_nl, a->pod_nl, link.ifindex, a->ifname, alias, what, err);
 	if (ret == 0)
 		ret = link_get_by_name(a->pod_nl, a->ifname, &link);
 	if (ret < 0) {
@@ -125,7 +125,7 @@ static int move_back(struct attach *a, struct cni_err *err)
 
 	snprintf(what, sizeof(what), "failed to return VF %s from netns %s to the host as %s",
 		 a->vf.bdf, a->netns, a->host_ifname);
-	return move_link(a->pod_nl, a->pod_ifindex, a->host_ns, a->host_ifname, a->host_alias,
+	return move_link(a->pod_nl, a->host_nl, a->pod_ifindex, a->host_ifname, a->host_alias,
 			 what, err);
 }
 

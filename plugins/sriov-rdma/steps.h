@@ -27,9 +27,17 @@ int rdma_find_pod(struct attach *a, int link_ifindex);
 int rdma_to_pod(struct attach *a, struct cni_err *err);
 int rdma_to_host(struct attach *a, struct cni_err *err);
 
-/* ipam.c: delegation to ipam.type. */
+/* ipam.c: delegation to ipam.type. A bookkeeping IPAM type runs while the
+ * VF moves: ADD starts it before the moves (ipam_add_start, undone by
+ * ipam_add_abandon) and ipam_add collects it; DEL starts it before the moves
+ * (ipam_del_start) and collects it after (ipam_del_finish). Any other type
+ * runs whole while the link is in the pod. */
+int ipam_add_start(struct attach *a, struct cni_err *err);
+int ipam_add_abandon(struct attach *a, struct cni_err *err);
 int ipam_add(struct attach *a, struct cni_err *err);
 int ipam_del(struct attach *a, struct cni_err *err);
+int ipam_del_start(struct attach *a, struct cni_err *err);
+int ipam_del_finish(struct attach *a, struct cni_err *err);
 
 /* del.c: undo all an attachment did, from its state file or what the host
  * and pod show; IPAM DEL too when release_ip. */

@@ -2,6 +2,7 @@
 /* Unit tests for ipamexec.c: fake /bin/sh IPAM plugins in a temp CNI_PATH. */
 #include <dirent.h>
 #include <errno.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,6 +43,8 @@ static const struct {
 	{ "killed", 0755, "kill -9 $$\n" },
 	{ "codezero", 0755, "echo '{\"code\":0,\"msg\":\"odd\"}'\nexit 1\n" },
 	{ "stderr", 0755, "echo 'diagnostics' >&2\necho '{}'\n" },
+	/* the signals it ignores, as a hex mask */
+	{ "sigign", 0755, "cat > /dev/null\nawk '/^SigIgn/ {print $2}' /proc/$$/status > \"$0.sigign\"\n" },
 };
 
 static void setup(void)
@@ -219,6 +222,39 @@ START_TEST(test_no_cni_path)
 }
 END_TEST
 
+/* The plugin runs on its own between start and finish (the caller moves a
+ * link meanwhile); finish then only collects. */
+START_TEST(test_runs_between_start_and_finish)
+{
+	struct ipam_run run;
+	struct cni_result r = { 0 };
+	struct cni_err err = { 0 };
+	char path[128];
+	int tries = 0;
+
+	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "good", conf, strlen(conf), &err), 0);
+	snprintf(path, sizeof(path), "%s/good.env", dir);
+	while (access(path, F_OK) && tries++ < 500)
+		usleep(10000);
+	ck_assert_msg(!access(path, F_OK), "the plugin did not run before ipam_finish");
+	ck_assert_int_eq(ipam_finish(&run, &r, &err), 0);
+	ck_assert_int_eq(r.n_ips, 1);
+	ck_assert_int_eq(run.pid, -1);
+}
+END_TEST
+
+/* We ignore SIGPIPE; the plugin must not inherit that. */
+START_TEST(test_plugin_gets_default_sigpipe)
+{
+	struct cni_err err = { 0 };
+	unsigned long long ignored;
+
+	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "sigign", conf, strlen(conf), NULL, &err), 0);
+	ck_assert_int_eq(sscanf(slurp("sigign.sigign"), "%llx", &ignored), 1);
+	ck_assert_msg(!(ignored & (1ULL << (SIGPIPE - 1))), "SigIgn %llx has SIGPIPE", ignored);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -227,6 +263,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_large_config_unread);
 	tcase_add_test(tc, test_exec_fails);
 	tcase_add_test(tc, test_no_cni_path);
+	tcase_add_test(tc, test_runs_between_start_and_finish);
+	tcase_add_test(tc, test_plugin_gets_default_sigpipe);
 }
 
 int main(void)

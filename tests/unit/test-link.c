@@ -372,11 +372,11 @@ START_TEST(test_move)
 	struct link_info info;
 	int idx = ifindex(s, "vA");
 
-	ck_assert_int_eq(link_move(s, idx, pod_ns, "net1", "host:vA", &err), 0);
+	ck_assert_int_eq(link_move(s, pod, idx, "net1", "host:vA", &err), 0);
 	ck_assert_int_eq(link_get_by_name(s, "vA", &info), -ENODEV);
 	ck_assert_int_eq(link_get_by_name(pod, "net1", &info), 0);
 	ck_assert_str_eq(info.alias, "host:vA");
-	/* the socket opened for the pod did not leave us there */
+	/* s still answers for the host */
 	ck_assert_int_eq(link_get_by_name(s, "vB", &info), 0);
 	link_sock_close(pod);
 	link_sock_close(s);
@@ -385,22 +385,23 @@ END_TEST
 
 START_TEST(test_move_name_taken)
 {
-	struct link_sock *s = open_sock(-1);
+	struct link_sock *s = open_sock(-1), *pod = open_sock(pod_ns);
 	struct cni_err err = { 0 };
 	struct link_info info;
 	char want[CNI_ERR_MSG_MAX];
 	int idx;
 
 	sh("ip link add vC type veth peer name vD");
-	ck_assert_int_eq(link_move(s, ifindex(s, "vD"), pod_ns, "net1", NULL, &err), 0);
+	ck_assert_int_eq(link_move(s, pod, ifindex(s, "vD"), "net1", NULL, &err), 0);
 	idx = ifindex(s, "vA");
-	ck_assert_int_eq(link_move(s, idx, pod_ns, "net1", "host:vA", &err), -EEXIST);
+	ck_assert_int_eq(link_move(s, pod, idx, "net1", "host:vA", &err), -EEXIST);
 	snprintf(want, sizeof(want), "failed to move link %d into netns as \"net1\": File exists", idx);
 	ck_assert_str_eq(err.msg, want);
 	ck_assert_int_eq(err.code, CNI_ERR_NETLINK);
 	ck_assert_int_eq(link_get_by_index(s, idx, &info), 0);
 	ck_assert_str_eq(info.name, "vA");
 	ck_assert_str_eq(info.alias, "");
+	link_sock_close(pod);
 	link_sock_close(s);
 }
 END_TEST
@@ -413,7 +414,7 @@ START_TEST(test_move_bad_name)
 	struct link_info info;
 	int idx = ifindex(s, "vA"), n = 0;
 
-	ck_assert_int_eq(link_move(s, idx, pod_ns, "bad/name", "host:vA", &err), -EINVAL);
+	ck_assert_int_eq(link_move(s, pod, idx, "bad/name", "host:vA", &err), -EINVAL);
 	ck_assert_int_eq(err.code, CNI_ERR_NETLINK);
 	ck_assert_int_eq(link_get_by_index(s, idx, &info), 0);
 	ck_assert_str_eq(info.name, "vA");

@@ -50,6 +50,13 @@ ip -n "$POD" link add "$IFNAME" type veth peer name "${IFNAME}p"
 add_fails "104 4" "$IFNAME" "ifname already taken in the pod" "$base"
 ip -n "$POD" link del "$IFNAME"
 
+# the kernel refuses the move (no CAP_NET_ADMIN): host-local, which runs
+# beside the move, handed out an address meanwhile, and gives it back
+add_fails 104 "Operation not permitted" "move refused by the kernel" "$base" \
+	setpriv --bounding-set=-net_admin
+ok "move refused by the kernel: host-local had allocated beside the move" \
+	test -s "$(echo "$TMP"/ipam/*/last_reserved_ip.0)"
+
 fake_ipam failipam 'echo "{\"cniVersion\": \"1.0.0\", \"code\": 11, \"msg\": \"no luck today\"}"; exit 1'
 add_fails "106 11" "no luck today" "IPAM plugin failing" "$(conf 1.0.0 '.rdma = false | .ipam = {type: "failipam"}')"
 add_fails "106" "nosuchipam" "IPAM plugin missing" "$(conf 1.0.0 '.rdma = false | .ipam = {type: "nosuchipam"}')"

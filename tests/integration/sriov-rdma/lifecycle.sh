@@ -62,6 +62,25 @@ IPAM_SUBNETS=(192.0.2.0/24 2001:db8::/64)
 T_CTX="dual stack" round_trip 1.0.0 no "$(conf 1.0.0 '.rdma = false')"
 IPAM_SUBNETS=(192.0.2.0/24)
 
+# An IPAM type not known to only keep books (dhcp talks through the link)
+# runs while the link is in the pod: after the move on ADD, before the move
+# back on DEL. It logs where it found the link.
+fake_ipam linkipam 'cat >/dev/null
+where=not-in-pod
+nsenter --net="$CNI_NETNS" ip link show "$CNI_IFNAME" >/dev/null 2>&1 && where=in-pod
+echo "$CNI_COMMAND $where" >>"$0.log"
+[ "$CNI_COMMAND" != ADD ] || echo "{\"cniVersion\": \"1.0.0\", \"ips\": [{\"address\": \"192.0.2.77/24\"}]}"'
+pod_new
+c=$(conf 1.0.0 '.rdma = false | .ipam = {type: "linkipam"}')
+cni ADD "$c"
+T_CTX="IPAM that needs the link" assert_added 1.0.0 no
+cni DEL "$(with_prev "$c" "$OUT")"
+is "$RC" 0 "IPAM that needs the link: DEL succeeds"
+is "$(paste -sd ' ' "$TMP/bin/linkipam.log")" "ADD in-pod DEL in-pod" \
+	"IPAM that needs the link: it found the link in the pod on ADD and on DEL"
+netns_del "$POD"
+CNI_PATH_EXTRA=
+
 del_case "DEL with the plugin's dataDir wiped" wipe_state
 del_case "DEL after the pod netns died" kill_pod
 del_case "DEL after a node reboot" reboot_node
