@@ -39,38 +39,46 @@ once() {
 	CNI_COMMAND=$1 "$TMP/runner" 1 "$CID" "$2" "$3" >>"$4" || exit 1
 }
 
-# cycles TAG PLUGIN CONF: CYCLES ADD+DEL pairs of the same attachment. The
-# fake sysfs is synced before every run of every plugin (only sriov-rdma reads
-# it), so each starts from the same kernel state: the processes fx_sync runs
-# leave RCU callbacks that the next netns move's rcu_barrier() waits for.
-cycles() {
-	local tag=$1 plugin=$2 i
-	printf '%s\n' "$3" >"$TMP/$tag.json"
-	: >"$TMP/$tag.add"
-	: >"$TMP/$tag.del"
+# run_cycles: CYCLES rounds; in each, every plugin of $plugins ("TAG PRELOAD
+# PLUGIN", config in $TMP/TAG.json) does one ADD and one DEL of the same
+# attachment. Rounds interleave the plugins so that drift on a shared machine
+# falls on all of them alike. The fake sysfs is synced before every run of
+# every plugin (only sriov-rdma reads it), so each starts from the same kernel
+# state: the processes fx_sync runs leave RCU callbacks that the next netns
+# move's rcu_barrier() waits for.
+run_cycles() {
+	local i p tag pre plugin
 	for ((i = 0; i < CYCLES; i++)); do
-		fx_sync
-		once ADD "$TMP/$tag.json" "$plugin" "$TMP/$tag.add"
-		fx_sync
-		once DEL "$TMP/$tag.json" "$plugin" "$TMP/$tag.del"
+		for p in "${plugins[@]}"; do
+			read -r tag pre plugin <<<"$p"
+			[ "$pre" = - ] && pre=
+			fx_sync
+			LD_PRELOAD=$pre once ADD "$TMP/$tag.json" "$plugin" "$TMP/$tag.add"
+			fx_sync
+			LD_PRELOAD=$pre once DEL "$TMP/$tag.json" "$plugin" "$TMP/$tag.del"
+		done
 	done
 	# runner appends the containerID index; these runs all used "${CID}0".
 }
 
-# own_cpu TAG PLUGIN CONF: ADD+DEL pairs with each ADD under perf stat
-# --no-inherit: the plugin's own task-clock (exec included), not its IPAM
-# child's. One ms value per line in $TMP/TAG.own.
+# own_cpu TAG...: OWN_RUNS rounds of ADD+DEL of each TAG's plugin (host-device
+# or sriov-rdma), each ADD under perf stat --no-inherit: the plugin's own
+# task-clock (exec included), not its IPAM child's. One ms value per line in
+# $TMP/TAG.own.
 own_cpu() {
-	local tag=$1 plugin=$2 i
-	printf '%s\n' "$3" >"$TMP/$tag.json"
-	: >"$TMP/$tag.own"
+	local i tag plugin
 	for ((i = 0; i < OWN_RUNS; i++)); do
-		fx_sync
-		CNI_COMMAND=ADD CNI_CONTAINERID="${CID}0" perf stat --no-inherit -x, -e task-clock \
-			-o "$TMP/perf.out" "$plugin" <"$TMP/$tag.json" >/dev/null || exit 1
-		awk -F, '$3 == "task-clock" {print $1}' "$TMP/perf.out" >>"$TMP/$tag.own"
-		fx_sync
-		once DEL "$TMP/$tag.json" "$plugin" /dev/null
+		for tag in "$@"; do
+			plugin=$SRIOV_RDMA
+			[ "$tag" = host-device ] && plugin=$HOSTDEVICE
+			fx_sync
+			CNI_COMMAND=ADD CNI_CONTAINERID="${CID}0" perf stat --no-inherit -x, \
+				-e task-clock -o "$TMP/perf.out" "$plugin" <"$TMP/$tag.json" >/dev/null ||
+				exit 1
+			awk -F, '$3 == "task-clock" {print $1}' "$TMP/perf.out" >>"$TMP/$tag.own"
+			fx_sync
+			once DEL "$TMP/$tag.json" "$plugin" /dev/null
+		done
 	done
 }
 
@@ -89,19 +97,25 @@ hostlocal=$(jq -nc --arg d "$TMP/ipam" \
 awk 'NR % 2 == 1' "$TMP/moves" >"$TMP/move.in"
 awk 'NR % 2 == 0' "$TMP/moves" >"$TMP/move.out"
 
-cycles host-local "$HOSTLOCAL" "$(jq -nc --argjson i "$hostlocal" \
-	'{cniVersion: "1.0.0", name: "bench", type: "host-local", ipam: $i}')"
-cycles host-device "$HOSTDEVICE" "$(jq -nc --argjson i "$hostlocal" --arg dev "$vf" \
-	'{cniVersion: "1.0.0", name: "bench", type: "host-device", device: $dev, ipam: $i}')"
+jq -nc --argjson i "$hostlocal" '{cniVersion: "1.0.0", name: "bench", type: "host-local", ipam: $i}' \
+	>"$TMP/host-local.json"
+jq -nc --argjson i "$hostlocal" --arg dev "$vf" \
+	'{cniVersion: "1.0.0", name: "bench", type: "host-device", device: $dev, ipam: $i}' \
+	>"$TMP/host-device.json"
 base=$(jq -nc --argjson i "$hostlocal" --arg bdf "${FX_VF_BDF[0]}" --arg d "$TMP/state" \
 	'{cniVersion: "1.0.0", name: "bench", type: "sriov-rdma", deviceID: $bdf, dataDir: $d, ipam: $i}')
-cycles sriov-rdma "$SRIOV_RDMA" "$(jq -c '.rdma = false' <<<"$base")"
-LD_PRELOAD=$RDMASIM_LIB cycles sriov-rdma-sim "$SRIOV_RDMA" "$(jq -c '.rdma = true' <<<"$base")"
+jq -c '.rdma = false' <<<"$base" >"$TMP/sriov-rdma.json"
+jq -c '.rdma = true' <<<"$base" >"$TMP/sriov-rdma-sim.json"
+plugins=(
+	"host-local - $HOSTLOCAL"
+	"host-device - $HOSTDEVICE"
+	"sriov-rdma - $SRIOV_RDMA"
+	"sriov-rdma-sim $RDMASIM_LIB $SRIOV_RDMA"
+)
+run_cycles
 OWN_RUNS=$(( CYCLES / 4 > 20 ? CYCLES / 4 : 20 ))
 if command -v perf >/dev/null; then
-	own_cpu host-device "$HOSTDEVICE" "$(cat "$TMP/host-device.json")"
-	own_cpu sriov-rdma "$SRIOV_RDMA" "$(cat "$TMP/sriov-rdma.json")"
-	: >"$TMP/true.own"
+	own_cpu host-device sriov-rdma
 	for ((i = 0; i < OWN_RUNS; i++)); do
 		perf stat --no-inherit -x, -e task-clock -o "$TMP/perf.out" /bin/true
 		awk -F, '$3 == "task-clock" {print $1}' "$TMP/perf.out" >>"$TMP/true.own"
