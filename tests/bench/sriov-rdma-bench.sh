@@ -16,7 +16,7 @@ HOSTLOCAL=/usr/lib/cni/host-local
 . "$SRC/tests/integration/lib.sh"
 T_DONE=1
 
-for bin in "$SRIOV_RDMA" "$HOSTDEVICE" "$HOSTLOCAL"; do
+for bin in "$SRIOV_RDMA" "$IPPOOL" "$HOSTDEVICE" "$HOSTLOCAL"; do
 	[ -x "$bin" ] || { echo "bench: $bin not found (build first)" >&2; exit 1; }
 done
 cc -std=gnu11 -O2 -Wall -Wextra -Werror -o "$TMP/runner" "$SRC/tests/bench/runner.c" &&
@@ -106,11 +106,14 @@ base=$(jq -nc --argjson i "$hostlocal" --arg bdf "${FX_VF_BDF[0]}" --arg d "$TMP
 	'{cniVersion: "1.0.0", name: "bench", type: "sriov-rdma", deviceID: $bdf, dataDir: $d, ipam: $i}')
 jq -c '.rdma = false' <<<"$base" >"$TMP/sriov-rdma.json"
 jq -c '.rdma = true' <<<"$base" >"$TMP/sriov-rdma-sim.json"
+jq -c --arg d "$TMP/ippool" '.rdma = false | .ipam = {type: "ippool", range: "192.0.2.0/24", dataDir: $d}' \
+	<<<"$base" >"$TMP/sriov-rdma-ippool.json"
 plugins=(
 	"host-local - $HOSTLOCAL"
 	"host-device - $HOSTDEVICE"
 	"sriov-rdma - $SRIOV_RDMA"
 	"sriov-rdma-sim $RDMASIM_LIB $SRIOV_RDMA"
+	"sriov-rdma-ippool - $SRIOV_RDMA"
 )
 run_cycles
 OWN_RUNS=$(( CYCLES / 4 > 20 ? CYCLES / 4 : 20 ))
@@ -133,6 +136,7 @@ row "host-local alone (Go)" "$TMP/host-local.add" "$TMP/host-local.del"
 row "host-device + host-local (Go)" "$TMP/host-device.add" "$TMP/host-device.del"
 row "sriov-rdma rdma:false + host-local" "$TMP/sriov-rdma.add" "$TMP/sriov-rdma.del"
 row "sriov-rdma rdma:true (simulated)" "$TMP/sriov-rdma-sim.add" "$TMP/sriov-rdma-sim.del"
+row "sriov-rdma rdma:false + ippool" "$TMP/sriov-rdma-ippool.add" "$TMP/sriov-rdma-ippool.del"
 
 if [ -s "$TMP/sriov-rdma.own" ]; then
 	printf '\nown CPU per ADD, IPAM child excluded (perf task-clock --no-inherit, median of %d):\n' "$OWN_RUNS"

@@ -1,4 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
+# shellcheck shell=bash
 # Sourced by the benchmarks: the numbers they print from the runner's lines.
 
 # stats FILE: "wall_med wall_p99 cpu_med" in ms from runner lines

@@ -65,6 +65,7 @@ IPAM_SUBNETS=(192.0.2.0/24)
 # An IPAM type not known to only keep books (dhcp talks through the link)
 # runs while the link is in the pod: after the move on ADD, before the move
 # back on DEL. It logs where it found the link.
+# shellcheck disable=SC2016 # expanded by the fake plugin, not here
 fake_ipam linkipam 'cat >/dev/null
 where=not-in-pod
 nsenter --net="$CNI_NETNS" ip link show "$CNI_IFNAME" >/dev/null 2>&1 && where=in-pod
