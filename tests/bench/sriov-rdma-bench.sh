@@ -61,16 +61,15 @@ run_cycles() {
 	# runner appends the containerID index; these runs all used "${CID}0".
 }
 
-# own_cpu TAG...: OWN_RUNS rounds of ADD+DEL of each TAG's plugin (host-device
-# or sriov-rdma), each ADD under perf stat --no-inherit: the plugin's own
+# own_cpu "TAG PLUGIN"...: OWN_RUNS rounds of ADD+DEL of each plugin (config
+# in $TMP/TAG.json), each ADD under perf stat --no-inherit: the plugin's own
 # task-clock (exec included), not its IPAM child's. One ms value per line in
 # $TMP/TAG.own.
 own_cpu() {
-	local i tag plugin
+	local i p tag plugin
 	for ((i = 0; i < OWN_RUNS; i++)); do
-		for tag in "$@"; do
-			plugin=$SRIOV_RDMA
-			[ "$tag" = host-device ] && plugin=$HOSTDEVICE
+		for p in "$@"; do
+			read -r tag plugin <<<"$p"
 			fx_sync
 			CNI_COMMAND=ADD CNI_CONTAINERID="${CID}0" perf stat --no-inherit -x, \
 				-e task-clock -o "$TMP/perf.out" "$plugin" <"$TMP/$tag.json" >/dev/null ||
@@ -118,7 +117,7 @@ plugins=(
 run_cycles
 OWN_RUNS=$(( CYCLES / 4 > 20 ? CYCLES / 4 : 20 ))
 if command -v perf >/dev/null; then
-	own_cpu host-device sriov-rdma
+	own_cpu "host-device $HOSTDEVICE" "sriov-rdma $SRIOV_RDMA"
 	for ((i = 0; i < OWN_RUNS; i++)); do
 		perf stat --no-inherit -x, -e task-clock -o "$TMP/perf.out" /bin/true
 		awk -F, '$3 == "task-clock" {print $1}' "$TMP/perf.out" >>"$TMP/true.own"
