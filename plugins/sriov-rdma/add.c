@@ -17,6 +17,9 @@ static int build_result(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
+/* The state holds only what is known before the first change, and is saved
+ * before anything leaves the host: DEL can then undo an ADD killed half-way
+ * (a runtime timeout) in full, VF settings and host-side MAC and state included. */
 static int save(struct attach *a, struct cni_err *err)
 {
 	return attach_save(a, err);
@@ -28,13 +31,13 @@ static const struct step {
 	int (*undo)(struct attach *a, struct cni_err *err);
 } steps[] = {
 	{ "apply VF settings", vf_apply, vf_restore },
+	{ "save state", save, attach_remove },
 	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
 	{ "move the netdev", netdev_to_pod, netdev_to_host },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
 	{ "allocate addresses", ipam_add, ipam_del },
 	{ "configure the pod link", netdev_configure, NULL },
 	{ "build the result", build_result, NULL },
-	{ "save state", save, NULL },
 };
 
 static void roll_back(struct attach *a, int failed)
@@ -85,7 +88,7 @@ static int prepare(struct attach *a, struct cni_err *err)
 
 	ret = attach_open_netns(a, false, err);
 	if (ret == 0)
-		ret = attach_lock(a, err);
+		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = vf_resolve(a, err);
 	if (ret == 0)

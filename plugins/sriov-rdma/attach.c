@@ -12,7 +12,6 @@
 #include "log.h"
 #include "netns.h"
 
-#define LOCK_TIMEOUT_MS 30000
 
 int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err)
 {
@@ -95,7 +94,7 @@ int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err)
 	return link_sock_open(a->pod_ns, &a->pod_nl, err);
 }
 
-int attach_lock(struct attach *a, struct cni_err *err)
+int attach_lock(struct attach *a, int wait_ms, struct cni_err *err)
 {
 	char dir[PATH_MAX + 8];
 	char name[SYSFS_NAME_MAX + 8];
@@ -105,7 +104,7 @@ int attach_lock(struct attach *a, struct cni_err *err)
 	snprintf(name, sizeof(name), "%s.lock", a->conf.device_id);
 	ret = cache_mkdir(dir);
 	if (ret == 0)
-		ret = cache_lock(dir, name, LOCK_TIMEOUT_MS);
+		ret = cache_lock(dir, name, wait_ms);
 	if (ret < 0) {
 		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
 			    "failed to lock VF %s in %s: %s", a->conf.device_id, dir, strerror(-ret));
@@ -304,10 +303,15 @@ int attach_load(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-int attach_remove(const struct attach *a)
+int attach_remove(struct attach *a, struct cni_err *err)
 {
 	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	int ret;
 
 	attach_state_name(a->containerid, a->ifname, name, sizeof(name));
-	return cache_remove(a->conf.data_dir, name);
+	ret = cache_remove(a->conf.data_dir, name);
+	if (ret < 0)
+		cni_err_set(err, CNI_ERR_IO, "failed to remove state of %s:%s in %s: %s",
+			    a->containerid, a->ifname, a->conf.data_dir, strerror(-ret));
+	return ret;
 }

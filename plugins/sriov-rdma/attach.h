@@ -67,8 +67,10 @@ void attach_free(struct attach *a);
  * missing_ok: a pod netns that is gone leaves pod_ns -1 (DEL) instead of failing. */
 int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err);
 /* The per-VF lock: a late DEL of an old pod and the ADD of a new pod that
- * got the same VF run one after the other, never interleaved. */
-int attach_lock(struct attach *a, struct cni_err *err);
+ * got the same VF run one after the other, never interleaved. Waits up to
+ * wait_ms (ATTACH_LOCK_WAIT_MS for ADD and DEL); -ETIMEDOUT after. */
+#define ATTACH_LOCK_WAIT_MS 30000
+int attach_lock(struct attach *a, int wait_ms, struct cni_err *err);
 
 /* The alias ADD puts on the VF (-ENAMETOOLONG for a containerID too long to
  * fit IFALIASZ), and its parse (-EINVAL when not ours). */
@@ -79,6 +81,6 @@ int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *cont
 /* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent. */
 int attach_save(const struct attach *a, struct cni_err *err);
 int attach_load(struct attach *a, struct cni_err *err);
-int attach_remove(const struct attach *a);
+int attach_remove(struct attach *a, struct cni_err *err);
 /* Builds the state file name for (containerid, ifname). */
 void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size);

@@ -40,7 +40,7 @@ static int locate(struct attach *a, struct cni_err *err)
  * moves, or before them while the link is still in the pod. */
 static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 {
-	int rdma, netdev, vf = 0, ipam = 0, ret;
+	int rdma, netdev, vf = 0, ipam = 0;
 
 	if (release_ip)
 		ipam = ipam_del_start(a, err);
@@ -54,19 +54,13 @@ static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 		ipam = ipam_del_finish(a, err);
 	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || vf < 0 || ipam < 0)
 		return -EIO;
-	ret = attach_remove(a);
-	if (ret < 0)
-		cni_err_set(err, CNI_ERR_IO, "failed to remove state of %s:%s in %s: %s",
-			    a->containerid, a->ifname, a->conf.data_dir, strerror(-ret));
-	return ret;
+	return attach_remove(a, err);
 }
 
-int del_attachment(struct attach *a, bool release_ip, struct cni_err *err)
+int del_locked(struct attach *a, bool release_ip, struct cni_err *err)
 {
-	int ret = attach_lock(a, err);
+	int ret = locate(a, err);
 
-	if (ret == 0)
-		ret = locate(a, err);
 	if (ret == 0)
 		ret = undo_all(a, release_ip, err);
 	return ret;
@@ -79,7 +73,9 @@ int cmd_del(struct plugin_ctx *ctx)
 
 	ret = attach_new(ctx, &a, &ctx->err);
 	if (ret == 0)
-		ret = del_attachment(a, true, &ctx->err);
+		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, &ctx->err);
+	if (ret == 0)
+		ret = del_locked(a, true, &ctx->err);
 	attach_free(a);
 	return ret;
 }

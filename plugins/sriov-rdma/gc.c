@@ -35,6 +35,11 @@ static int split_name(const char *name, char *containerid, size_t size, char ifn
 	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
 }
 
+/* An ADD saves its state before it moves anything, so a state file may be an
+ * ADD still at work (its VF locked): GC leaves a busy VF to the next GC
+ * rather than wait for it and undo what the runtime is creating. */
+#define GC_LOCK_WAIT_MS 100
+
 /* One stale attachment, with the device from its own state file. */
 static int collect(struct plugin_ctx *ctx, const char *containerid, const char *ifname)
 {
@@ -50,7 +55,14 @@ static int collect(struct plugin_ctx *ctx, const char *containerid, const char *
 	if (ret == 0) {
 		snprintf(a->conf.device_id, sizeof(a->conf.device_id), "%s", a->vf.bdf);
 		a->conf.is_aux = !sysfs_valid_bdf(a->vf.bdf);
-		ret = del_attachment(a, false, &err);
+		ret = attach_lock(a, GC_LOCK_WAIT_MS, &err);
+	}
+	if (ret == -ETIMEDOUT) {
+		log_info("gc: VF %s is busy; %s:%s left for the next GC", a->vf.bdf, containerid,
+			 ifname);
+		ret = 0;
+	} else if (ret == 0) {
+		ret = del_locked(a, false, &err);
 	}
 	if (ret < 0 && ret != -ENOENT)
 		log_error("gc of %s:%s failed: %s", containerid, ifname, err.msg);

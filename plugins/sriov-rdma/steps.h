@@ -39,6 +39,6 @@ int ipam_del(struct attach *a, struct cni_err *err);
 int ipam_del_start(struct attach *a, struct cni_err *err);
 int ipam_del_finish(struct attach *a, struct cni_err *err);
 
-/* del.c: undo all an attachment did, from its state file or what the host
- * and pod show; IPAM DEL too when release_ip. */
-int del_attachment(struct attach *a, bool release_ip, struct cni_err *err);
+/* del.c: with the VF lock held, undo all an attachment did, from its state
+ * file or what the host and pod show; IPAM DEL too when release_ip. */
+int del_locked(struct attach *a, bool release_ip, struct cni_err *err);

@@ -25,6 +25,16 @@ ok "before GC the stale attachment holds an IP" ipam_holds "${cid[0]}"
 pod_die "${pods[0]}"
 gc=$(conf 1.1.0 | jq -c --arg c "${cid[1]}" \
 	'.["cni.dev/valid-attachments"] = [{containerID: $c, ifname: "net1"}]')
+# An ADD or DEL holding the stale attachment's VF: GC leaves it for later.
+lock=$TMP/state/locks/${FX_VF_BDF[0]}.lock
+(exec 9>"$lock" && flock 9 && exec sleep 30) &
+holder=$!
+until ! flock -n "$lock" true; do sleep 0.05; done
+cni GC "$gc" CNI_CONTAINERID= CNI_NETNS= CNI_IFNAME=
+is "$RC" 0 "GC with the stale attachment's VF busy succeeds"
+ok "GC left the busy VF's attachment for later" state_holds "${cid[0]}"
+kill "$holder"
+wait "$holder" 2>/dev/null
 cni GC "$gc" CNI_CONTAINERID= CNI_NETNS= CNI_IFNAME=
 is "$RC" 0 "GC succeeds"
 nok "GC removed the stale attachment's state" state_holds "${cid[0]}"

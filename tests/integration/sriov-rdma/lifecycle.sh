@@ -80,6 +80,26 @@ is "$RC" 0 "IPAM that needs the link: DEL succeeds"
 is "$(paste -sd ' ' "$TMP/bin/linkipam.log")" "ADD in-pod DEL in-pod" \
 	"IPAM that needs the link: it found the link in the pod on ADD and on DEL"
 netns_del "$POD"
+
+# The runtime kills an ADD half-way (its timeout): here while IPAM runs,
+# after the move. The state was saved before the first change, so DEL still
+# knows what only the host side showed: the VF was up.
+# shellcheck disable=SC2016 # expanded by the fake plugin, not here
+fake_ipam killer 'cat >/dev/null
+[ "$CNI_COMMAND" != ADD ] || kill -9 "$PPID"'
+pod_new
+ip link set dev "${FX_VF_IF[0]}" up
+before=$(host_state)
+c=$(conf 1.0.0 '.rdma = false | .ipam = {type: "killer"}')
+cni ADD "$c"
+is "$RC" 137 "killed ADD: the plugin died by SIGKILL"
+is "$(link_field "$(vf_link 0 "$POD")" .ifname)" "$IFNAME" "killed ADD: the VF had moved into the pod"
+cni DEL "$c"
+is "$RC" 0 "killed ADD: DEL succeeds"
+is "$(host_state)" "$before" "killed ADD: DEL puts the VF back as it was, up again"
+nok "killed ADD: DEL removed the state" state_holds "$CID"
+netns_del "$POD"
+ip link set dev "${FX_VF_IF[0]}" down
 CNI_PATH_EXTRA=
 
 del_case "DEL with the plugin's dataDir wiped" wipe_state
