@@ -12,7 +12,6 @@
 #include "log.h"
 #include "netns.h"
 
-
 int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err)
 {
 	struct attach *a;
