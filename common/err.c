@@ -6,6 +6,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "err.h"
+#include "json.h"
 
 void cni_err_set(struct cni_err *err, int code, const char *fmt, ...)
 {
@@ -65,20 +66,11 @@ void cni_err_wrap(struct cni_err *err, const char *fmt, ...)
 char *cni_err_json(const struct cni_err *err, const char *cni_version)
 {
 	cJSON *root = cJSON_CreateObject();
-	char *doc = NULL;
+	bool built = root &&
+		     cJSON_AddStringToObject(root, "cniVersion", cni_version ? cni_version : "1.1.0") &&
+		     cJSON_AddNumberToObject(root, "code", err->code) &&
+		     cJSON_AddStringToObject(root, "msg", err->msg) &&
+		     (!err->details[0] || cJSON_AddStringToObject(root, "details", err->details));
 
-	if (!root)
-		goto out;
-	if (!cJSON_AddStringToObject(root, "cniVersion", cni_version ? cni_version : "1.1.0") ||
-	    !cJSON_AddNumberToObject(root, "code", err->code) ||
-	    !cJSON_AddStringToObject(root, "msg", err->msg))
-		goto out;
-	if (err->details[0] && !cJSON_AddStringToObject(root, "details", err->details))
-		goto out;
-	doc = cJSON_PrintUnformatted(root);
-out:
-	cJSON_Delete(root);
-	if (!doc)
-		errno = ENOMEM;
-	return doc;
+	return json_print_free(root, built ? 0 : -ENOMEM);
 }

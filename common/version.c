@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "json.h"
 #include "version.h"
 
 static const char *const names[CNI_VERSION_COUNT] = {
@@ -39,7 +40,7 @@ char *version_info_json(const char *cni_version)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *list;
-	char *doc = NULL;
+	int built = -ENOMEM;
 	int v;
 
 	if (!root)
@@ -57,10 +58,7 @@ char *version_info_json(const char *cni_version)
 			goto out;
 		}
 	}
-	doc = cJSON_PrintUnformatted(root);
+	built = 0;
 out:
-	cJSON_Delete(root);
-	if (!doc)
-		errno = ENOMEM;
-	return doc;
+	return json_print_free(root, built);
 }

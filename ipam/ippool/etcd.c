@@ -12,6 +12,7 @@
 #include <curl/curl.h>
 #include "etcd.h"
 #include "http.h"
+#include "json.h"
 
 #define RESPONSE_MAX (64 << 20)
 #define TOKEN_MAX 512
@@ -166,15 +167,6 @@ static int add_int64(cJSON *obj, const char *name, int64_t v)
 	return cJSON_AddStringToObject(obj, name, s) ? 0 : -ENOMEM;
 }
 
-static char *print_free(cJSON *root, int ret)
-{
-	char *s = ret ? NULL : cJSON_PrintUnformatted(root);
-
-	cJSON_Delete(root);
-	if (!s)
-		errno = ret ? -ret : ENOMEM;
-	return s;
-}
 
 static int fill_range(cJSON *obj, const char *key, const char *range_end, long limit)
 {
@@ -191,11 +183,7 @@ char *etcd_range_json(const char *key, const char *range_end, long limit)
 {
 	cJSON *root = cJSON_CreateObject();
 
-	if (!root) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return print_free(root, fill_range(root, key, range_end, limit));
+	return json_print_free(root, root ? fill_range(root, key, range_end, limit) : -ENOMEM);
 }
 
 static const char *const target_names[] = {
@@ -290,11 +278,7 @@ char *etcd_txn_json(const struct etcd_txn *txn)
 		ret = add_ops(root, "success", txn->success, txn->n_success);
 	if (!ret)
 		ret = add_ops(root, "failure", txn->failure, txn->n_failure);
-	if (!root) {
-		errno = ENOMEM;
-		return NULL;
-	}
-	return print_free(root, ret);
+	return json_print_free(root, ret);
 }
 
 /* proto3 JSON: int64 as a string (a number is accepted too), absent = 0. */

@@ -7,6 +7,7 @@
 #include <sys/socket.h>
 #include <cjson/cJSON.h>
 #include "etcd_layout.h"
+#include "json.h"
 #include "range.h"
 
 static void esc(const char *in, char *out, size_t size)
@@ -93,7 +94,6 @@ char *layout_addr_value(const struct pool_key *k, const char *pool, int family, 
 {
 	cJSON *o = cJSON_CreateObject();
 	char text[64];
-	char *s = NULL;
 	bool ok;
 
 	pool_addr_format(family, a, text, sizeof(text));
@@ -104,10 +104,7 @@ char *layout_addr_value(const struct pool_key *k, const char *pool, int family, 
 		     cJSON_AddStringToObject(o, "ifname", k->ifname);
 	else if (ok)
 		ok = cJSON_AddNumberToObject(o, "holdUntil", (double)hold_until);
-	if (ok)
-		s = cJSON_PrintUnformatted(o);
-	cJSON_Delete(o);
-	return s;
+	return json_print_free(o, ok ? 0 : -ENOMEM);
 }
 
 /* Whether an address key's value blocks allocation now (a holder, or a hold
@@ -131,14 +128,6 @@ bool layout_value_held_by(const char *value, const struct pool_key *k)
 
 	cJSON_Delete(o);
 	return held;
-}
-
-static char *print_free(cJSON *o)
-{
-	char *s = o ? cJSON_PrintUnformatted(o) : NULL;
-
-	cJSON_Delete(o);
-	return s;
 }
 
 /* Lease JSON: owner metadata and, per address, the key that holds it. */
@@ -173,11 +162,7 @@ char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]
 			arr = NULL;
 		}
 	}
-	if (!arr) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return print_free(o);
+	return json_print_free(o, arr ? 0 : -ENOMEM);
 }
 
 static bool copy_str(const cJSON *o, const char *name, char *out, size_t size)
@@ -243,23 +228,21 @@ char *layout_info_value(const struct pool_info *r, pool_u128 cursor)
 {
 	cJSON *o = cJSON_CreateObject();
 	char first[33], last[33], cur[33], usable[48];
+	bool ok;
 
 	layout_hex_format(r->family, r->span.first, first);
 	layout_hex_format(r->family, r->span.last, last);
 	layout_hex_format(r->family, cursor, cur);
 	range_u128_format(r->usable, usable, sizeof(usable));
-	if (!o || !cJSON_AddStringToObject(o, "network", r->network) ||
-	    !cJSON_AddStringToObject(o, "pool", r->pool) ||
-	    !cJSON_AddNumberToObject(o, "family", r->family == AF_INET ? 4 : 6) ||
-	    !cJSON_AddBoolToObject(o, "shared", r->shared) ||
-	    !cJSON_AddStringToObject(o, "first", first) ||
-	    !cJSON_AddStringToObject(o, "last", last) ||
-	    !cJSON_AddStringToObject(o, "usable", usable) ||
-	    !cJSON_AddStringToObject(o, "cursor", cur)) {
-		cJSON_Delete(o);
-		return NULL;
-	}
-	return print_free(o);
+	ok = o && cJSON_AddStringToObject(o, "network", r->network) &&
+	     cJSON_AddStringToObject(o, "pool", r->pool) &&
+	     cJSON_AddNumberToObject(o, "family", r->family == AF_INET ? 4 : 6) &&
+	     cJSON_AddBoolToObject(o, "shared", r->shared) &&
+	     cJSON_AddStringToObject(o, "first", first) &&
+	     cJSON_AddStringToObject(o, "last", last) &&
+	     cJSON_AddStringToObject(o, "usable", usable) &&
+	     cJSON_AddStringToObject(o, "cursor", cur);
+	return json_print_free(o, ok ? 0 : -ENOMEM);
 }
 
 static int parse_u128(const char *s, pool_u128 *out)
