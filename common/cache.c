@@ -15,7 +15,6 @@
 #include "cache.h"
 
 #define LOCK_POLL_NS (5 * 1000 * 1000)
-#define TEMP_TRIES 16
 
 /* A name must stay inside dir: one path component, not "." or "..". */
 static bool valid_name(const char *name)
@@ -73,19 +72,11 @@ static int write_all(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static int open_temp(int dirfd, const char *name, char tmp[NAME_MAX + 1])
+/* The temp file of name: one per name, so a writer killed half-way leaves
+ * only this, which the next write of name truncates and cache_remove removes. */
+static int temp_name(const char *name, char tmp[NAME_MAX + 1])
 {
-	static unsigned int seq;
-	int i, fd;
-
-	for (i = 0; i < TEMP_TRIES; i++) {
-		if (snprintf(tmp, NAME_MAX + 1, ".%s.%d.%u.tmp", name, (int)getpid(), seq++) > NAME_MAX)
-			return -ENAMETOOLONG;
-		fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-		if (fd >= 0 || errno != EEXIST)
-			return fd >= 0 ? fd : -errno;
-	}
-	return -EEXIST;
+	return snprintf(tmp, NAME_MAX + 1, ".%s.tmp", name) > NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
 int cache_write(const char *dir, const char *name, const char *data, size_t len)
@@ -95,12 +86,17 @@ int cache_write(const char *dir, const char *name, const char *data, size_t len)
 
 	if (!valid_name(name))
 		return -EINVAL;
+	ret = temp_name(name, tmp);
+	if (ret)
+		return ret;
 	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
 		return -errno;
-	ret = fd = open_temp(dirfd, name, tmp);
-	if (fd < 0)
+	ret = fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0) {
+		ret = -errno;
 		goto out;
+	}
 	ret = write_all(fd, data, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
@@ -174,7 +170,7 @@ out:
 	return ret;
 }
 
-int cache_remove(const char *dir, const char *name)
+static int unlink_name(const char *dir, const char *name)
 {
 	char path[PATH_MAX];
 	int ret = join(dir, name, path);
@@ -184,6 +180,16 @@ int cache_remove(const char *dir, const char *name)
 	if (unlink(path) && errno != ENOENT)
 		return -errno;
 	return 0;
+}
+
+int cache_remove(const char *dir, const char *name)
+{
+	char tmp[NAME_MAX + 1];
+	int ret = unlink_name(dir, name);
+
+	if (ret == 0)
+		ret = temp_name(name, tmp);
+	return ret ? ret : unlink_name(dir, tmp);
 }
 
 static int cmp_names(const void *a, const void *b)

@@ -6,11 +6,13 @@
 
 /* Creates dir and parents (0700). */
 int cache_mkdir(const char *dir);
-/* Temp file in dir, write, fsync, rename to name, fsync dir. */
+/* Temp file .<name>.tmp in dir, write, fsync, rename to name, fsync dir.
+ * Writers of one name must be serialized (the caller's lock): they share
+ * the temp file. */
 int cache_write(const char *dir, const char *name, const char *data, size_t len);
 /* Reads dir/name into a malloc'd NUL-terminated buffer; -ENOENT if absent. */
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
-/* -ENOENT is success. */
+/* Removes name and the temp file a killed writer left; -ENOENT is success. */
 int cache_remove(const char *dir, const char *name);
 /* Lists names in dir ending in suffix, sorted, dot files skipped (an absent dir
  * is empty); caller frees each and the array. */

@@ -58,7 +58,7 @@ static char **child_env(const char *command)
 	return envp;
 }
 
-static int spawn(struct ipam_run *r, const char *path, struct cni_err *err)
+static int spawn(struct ipam_run *r, const char *path, int lock_fd, struct cni_err *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -92,6 +92,9 @@ static int spawn(struct ipam_run *r, const char *path, struct cni_err *err)
 		ret = -posix_spawn_file_actions_adddup2(&fa, in[0], STDIN_FILENO);
 	if (!ret)
 		ret = -posix_spawn_file_actions_adddup2(&fa, out[1], STDOUT_FILENO);
+	/* onto itself: clears close-on-exec in the child only */
+	if (!ret && lock_fd >= 0)
+		ret = -posix_spawn_file_actions_adddup2(&fa, lock_fd, lock_fd);
 	if (!ret)
 		ret = -posix_spawn(&pid, path, &fa, &attr, argv, envp);
 	if (!ret)
@@ -250,7 +253,7 @@ static int release(struct ipam_run *r, int *status)
 }
 
 int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
-	       size_t conf_len, struct cni_err *err)
+	       size_t conf_len, int lock_fd, struct cni_err *err)
 {
 	char path[PATH_MAX];
 	int status, ret;
@@ -269,7 +272,7 @@ int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const cha
 	r->type = type;
 	r->conf = conf;
 	r->conf_len = conf_len;
-	ret = spawn(r, path, err);
+	ret = spawn(r, path, lock_fd, err);
 	if (!ret)
 		ret = feed(r);
 	if (ret) {
@@ -311,7 +314,7 @@ int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_
 	      struct cni_result *out, struct cni_err *err)
 {
 	struct ipam_run r;
-	int ret = ipam_start(&r, cmd, type, conf, conf_len, err);
+	int ret = ipam_start(&r, cmd, type, conf, conf_len, -1, err);
 
 	return ret ? ret : ipam_finish(&r, out, err);
 }

@@ -29,9 +29,12 @@ struct ipam_run {
  * set to cmd, and hands it as much of the config as its stdin takes without
  * waiting; the plugin runs while the caller goes on. SIGPIPE is ignored in
  * the caller from then on (the plugin gets the default). On failure nothing
- * is left running. */
+ * is left running. lock_fd (-1: none), the caller's flock, is inherited by
+ * the plugin: the lock stays held until the plugin exits, even if the caller
+ * is killed first (a runtime timeout), so no one can undo the caller's work
+ * while the plugin is still doing its part. */
 int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
-	       size_t conf_len, struct cni_err *err);
+	       size_t conf_len, int lock_fd, struct cni_err *err);
 
 /* Feeds the rest of the config, waits for the plugin and releases *r. ADD
  * parses the result into *out (may be NULL for other commands). A plugin
@@ -39,6 +42,6 @@ int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const cha
  * missing binary or bad type is CNI_ERR_IPAM. */
 int ipam_finish(struct ipam_run *r, struct cni_result *out, struct cni_err *err);
 
-/* ipam_start then ipam_finish. */
+/* ipam_start (no lock) then ipam_finish. */
 int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
 	      struct cni_result *out, struct cni_err *err);

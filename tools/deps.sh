@@ -8,7 +8,7 @@ packages=(
 	libcjson-dev libnl-3-dev libnl-route-3-dev libmnl-dev libibverbs-dev
 	check libcurl4-openssl-dev
 	containernetworking-plugins golang-go golang-github-appc-cni-dev
-	etcd-server etcd-client iproute2 iputils-ping jq valgrind procps
+	etcd-server etcd-client iproute2 iputils-ping jq valgrind procps strace
 )
 
 missing=()

@@ -18,8 +18,8 @@ static int build_result(struct attach *a, struct cni_err *err)
 }
 
 /* The state holds only what is known before the first change, and is saved
- * before anything leaves the host: DEL can then undo an ADD killed half-way
- * (a runtime timeout) in full, VF settings and host-side MAC and state included. */
+ * before it: DEL can then undo an ADD killed at any point (a runtime
+ * timeout) in full, VF settings and host-side MAC and state included. */
 static int save(struct attach *a, struct cni_err *err)
 {
 	return attach_save(a, err);
@@ -30,8 +30,8 @@ static const struct step {
 	int (*run)(struct attach *a, struct cni_err *err);
 	int (*undo)(struct attach *a, struct cni_err *err);
 } steps[] = {
-	{ "apply VF settings", vf_apply, vf_restore },
 	{ "save state", save, attach_remove },
+	{ "apply VF settings", vf_apply, vf_restore },
 	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
 	{ "move the netdev", netdev_to_pod, netdev_to_host },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
@@ -99,6 +99,8 @@ static int prepare(struct attach *a, struct cni_err *err)
 		ret = check_ifname_free(a, err);
 	if (ret == 0)
 		ret = rdma_resolve(a, err);
+	if (ret == 0)
+		ret = vf_prepare(a, err);
 	return ret;
 }
 

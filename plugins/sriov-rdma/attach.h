@@ -53,6 +53,8 @@ struct attach {
 	struct link_sock *pod_nl;
 	int lock_fd;
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
+	bool vf_set;			/* ADD: vf_apply sets conf.vf on the PF */
+	bool from_state;		/* DEL: a state file named this attachment */
 	struct ipam_run ipam;		/* the IPAM plugin while it runs beside a move */
 };
 

@@ -23,6 +23,7 @@ static int locate(struct attach *a, struct cni_err *err)
 	ret = attach_load(a, err);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
+	a->from_state = ret == 0;
 	if (env_netns[0])
 		snprintf(a->netns, sizeof(a->netns), "%s", env_netns);
 	ret = attach_open_netns(a, true, err);

@@ -24,9 +24,12 @@ static bool beside_moves(const struct attach *a)
 	return false;
 }
 
+/* The plugin holds the VF lock with us: a DEL that follows an ADD the
+ * runtime killed waits until the plugin it left running has allocated. */
 static int start(struct attach *a, enum cni_cmd cmd, struct cni_err *err)
 {
-	return ipam_start(&a->ipam, cmd, a->conf.ipam_type, a->conf_text, a->conf_len, err);
+	return ipam_start(&a->ipam, cmd, a->conf.ipam_type, a->conf_text, a->conf_len,
+			  a->lock_fd, err);
 }
 
 int ipam_add_start(struct attach *a, struct cni_err *err)

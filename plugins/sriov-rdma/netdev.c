@@ -149,6 +149,21 @@ static int rename_returned(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
+/* DEL with our state file: a VF in the host under the host name and alias
+ * the state recorded was left there by an ADD killed before its move, or by
+ * a DEL killed after its move back. What ADD changed is ours to put back.
+ * (A VF another pod holds is in that pod's netns, out of sight here.) */
+static int left_home(struct attach *a)
+{
+	struct link_info link;
+
+	if (!a->from_state || !a->vf.ifname[0] ||
+	    link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
+	    strcmp(link.name, a->host_ifname) || strcmp(link.alias, a->host_alias))
+		return -ENOENT;
+	return 0;
+}
+
 /* 0 when the VF netdev is back in the host (or is not ours to move):
  * -ENOENT when neither the pod nor the host holds our VF netdev. */
 int netdev_to_host(struct attach *a, struct cni_err *err)
@@ -161,6 +176,8 @@ int netdev_to_host(struct attach *a, struct cni_err *err)
 		ret = move_back(a, err);
 	else
 		ret = rename_returned(a, err);
+	if (ret == -ENOENT)
+		ret = left_home(a);
 	if (ret == -ENOENT)
 		return ret;
 	if (ret == 0)

@@ -8,6 +8,7 @@
 /* vf.c: find and judge the VF; its admin settings on the PF. */
 int vf_read(struct attach *a, struct cni_err *err);
 int vf_resolve(struct attach *a, struct cni_err *err);
+int vf_prepare(struct attach *a, struct cni_err *err);
 int vf_apply(struct attach *a, struct cni_err *err);
 int vf_restore(struct attach *a, struct cni_err *err);
 

@@ -110,9 +110,11 @@ static int find_pf(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* The MAC alone on a PF without VF info (a PF stand-in, or a driver that
- * reports none) is set on the netdev only; any other setting needs the PF. */
-int vf_apply(struct attach *a, struct cni_err *err)
+/* Before any change: the PF, and the VF settings vf_apply will change as
+ * they are now, so the state saved before vf_apply can put them back. The
+ * MAC alone on a PF without VF info (a PF stand-in, or a driver that reports
+ * none) is set on the netdev only; any other setting needs the PF. */
+int vf_prepare(struct attach *a, struct cni_err *err)
 {
 	unsigned int mask = a->conf.vf_mask;
 	char names[128];
@@ -132,9 +134,24 @@ int vf_apply(struct attach *a, struct cni_err *err)
 			    field_names(mask & ~VF_MAC, names));
 		return ret;
 	}
-	ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf, mask, err);
-	if (ret == 0)
-		a->vf_changed = mask & restorable(&a->vf_orig);
+	a->vf_set = true;
+	a->vf_changed = mask & restorable(&a->vf_orig);
+	return 0;
+}
+
+/* The kernel sets the fields one by one and stops at the one it refuses:
+ * a refused request puts back those it set. */
+int vf_apply(struct attach *a, struct cni_err *err)
+{
+	struct cni_err ignored = { 0 };
+	int ret;
+
+	if (!a->vf_set)
+		return 0;
+	ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf,
+			  a->conf.vf_mask, err);
+	if (ret < 0)
+		vf_restore(a, &ignored);
 	return ret;
 }
 

@@ -105,12 +105,52 @@ START_TEST(test_replace_is_atomic)
 	ck_assert_int_eq(cache_read(root, "state", &data, NULL), 0);
 	ck_assert_str_eq(data, "new-content");
 	free(data);
-	/* no temp file left behind */
+	/* no temp file left behind (cache_list skips dot files: look for it) */
+	sub(path, sizeof(path), ".state.tmp");
+	ck_assert_int_eq(access(path, F_OK), -1);
 	ck_assert_int_eq(cache_list(root, "", &names, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	for (i = 0; i < n; i++)
 		free(names[i]);
 	free(names);
+}
+END_TEST
+
+/* A writer killed between creating its temp file and the rename. */
+static void leave_temp(const char *name, const char *junk)
+{
+	char tmp[64], path[128];
+	int fd;
+
+	snprintf(tmp, sizeof(tmp), ".%s.tmp", name);
+	sub(path, sizeof(path), tmp);
+	fd = open(path, O_WRONLY | O_CREAT | O_TRUNC, 0600);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, junk, strlen(junk)), (ssize_t)strlen(junk));
+	close(fd);
+}
+
+START_TEST(test_killed_writer)
+{
+	char path[128], *data;
+
+	/* the next write truncates what the killed one left and commits its own */
+	leave_temp("s", "half-written junk that is longer");
+	ck_assert_int_eq(cache_write(root, "s", "new", 3), 0);
+	ck_assert_int_eq(cache_read(root, "s", &data, NULL), 0);
+	ck_assert_str_eq(data, "new");
+	free(data);
+	sub(path, sizeof(path), ".s.tmp");
+	ck_assert_int_eq(access(path, F_OK), -1);
+	/* remove clears a leftover temp file with the file, and without it */
+	leave_temp("s", "junk");
+	ck_assert_int_eq(cache_remove(root, "s"), 0);
+	ck_assert_int_eq(access(path, F_OK), -1);
+	ck_assert_int_eq(cache_read(root, "s", &data, NULL), -ENOENT);
+	leave_temp("gone", "junk");
+	ck_assert_int_eq(cache_remove(root, "gone"), 0);
+	sub(path, sizeof(path), ".gone.tmp");
+	ck_assert_int_eq(access(path, F_OK), -1);
 }
 END_TEST
 
@@ -202,7 +242,7 @@ END_TEST
 
 START_TEST(test_list)
 {
-	const char *files[] = { "c2-net1.json", "c1-net1.json", "c1.lock", ".c3-net1.json.1.0.tmp" };
+	const char *files[] = { "c2-net1.json", "c1-net1.json", "c1.lock", ".c3-net1.json.tmp" };
 	char dir[128], **names;
 	size_t n, i;
 
@@ -274,6 +314,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_symlink_refused);
 	tcase_add_test(tc, test_read_not_regular);
 	tcase_add_test(tc, test_remove);
+	tcase_add_test(tc, test_killed_writer);
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_lock_timeout);
 	tcase_add_test(tc, test_lock_is_exclusive);

@@ -2,11 +2,13 @@
 /* Unit tests for ipamexec.c: fake /bin/sh IPAM plugins in a temp CNI_PATH. */
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include "ipamexec.h"
@@ -44,6 +46,8 @@ static const struct {
 	{ "codezero", 0755, "echo '{\"code\":0,\"msg\":\"odd\"}'\nexit 1\n" },
 	{ "stderr", 0755, "echo 'diagnostics' >&2\necho '{}'\n" },
 	/* the signals it ignores, as a hex mask */
+	/* outlives its caller a little (the caller was killed) */
+	{ "slow", 0755, "cat > /dev/null\nsleep 0.3\necho '{}'\n" },
 	{ "sigign", 0755, "cat > /dev/null\nawk '/^SigIgn/ {print $2}' /proc/$$/status > \"$0.sigign\"\n" },
 };
 
@@ -232,7 +236,7 @@ START_TEST(test_runs_between_start_and_finish)
 	char path[128];
 	int tries = 0;
 
-	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "good", conf, strlen(conf), &err), 0);
+	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "good", conf, strlen(conf), -1, &err), 0);
 	snprintf(path, sizeof(path), "%s/good.env", dir);
 	while (access(path, F_OK) && tries++ < 500)
 		usleep(10000);
@@ -255,6 +259,42 @@ START_TEST(test_plugin_gets_default_sigpipe)
 }
 END_TEST
 
+static bool lock_free(const char *path)
+{
+	int fd = open(path, O_RDWR | O_CLOEXEC);
+	bool got = flock(fd, LOCK_EX | LOCK_NB) == 0;
+
+	close(fd);
+	return got;
+}
+
+/* The caller's lock, handed to the plugin, is held until the plugin exits
+ * even after the caller let go of it (here: closed it, as a killed caller does). */
+START_TEST(test_plugin_holds_the_lock)
+{
+	struct ipam_run run;
+	struct cni_err err = { 0 };
+	char path[128];
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/vf.lock", dir);
+	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), fd, &err), 0);
+	close(fd);
+	ck_assert_msg(!lock_free(path), "the lock was free while the plugin ran");
+	ck_assert_int_eq(ipam_finish(&run, NULL, &err), 0);
+	ck_assert_msg(lock_free(path), "the lock was held after the plugin exited");
+	/* without lock_fd the plugin holds nothing */
+	fd = open(path, O_RDWR | O_CLOEXEC);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), -1, &err), 0);
+	close(fd);
+	ck_assert(lock_free(path));
+	ck_assert_int_eq(ipam_finish(&run, NULL, &err), 0);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -265,6 +305,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_no_cni_path);
 	tcase_add_test(tc, test_runs_between_start_and_finish);
 	tcase_add_test(tc, test_plugin_gets_default_sigpipe);
+	tcase_add_test(tc, test_plugin_holds_the_lock);
 }
 
 int main(void)

@@ -102,6 +102,30 @@ netns_del "$POD"
 ip link set dev "${FX_VF_IF[0]}" down
 CNI_PATH_EXTRA=
 
+# The runtime kills ADD while the IPAM plugin it started runs on (here a
+# host-local stand-in that takes 1 s to record its allocation). The DEL
+# right after must wait for it, or it releases nothing and the late
+# allocation leaks.
+# shellcheck disable=SC2016 # expanded by the fake plugin, not here
+fake_ipam host-local 'cat >/dev/null
+case $CNI_COMMAND in
+ADD) kill -9 "$PPID"; sleep 1; echo "$CNI_CONTAINERID" >>"$0.held" ;;
+DEL) touch "$0.held"; grep -v -- "$CNI_CONTAINERID" "$0.held" >"$0.new"; mv "$0.new" "$0.held" ;;
+esac'
+pod_new
+c=$(conf 1.0.0 '.rdma = false')
+cni ADD "$c"
+is "$RC" 137 "orphaned IPAM: the plugin died by SIGKILL"
+cni DEL "$c"
+is "$RC" 0 "orphaned IPAM: DEL succeeds"
+for ((i = 0; i < 50; i++)); do
+	pgrep -f "$TMP/bin/host-local" >/dev/null || break
+	sleep 0.1
+done
+is "$(cat "$TMP/bin/host-local.held")" "" "orphaned IPAM: DEL waited for the IPAM plugin and released its address"
+netns_del "$POD"
+CNI_PATH_EXTRA=
+
 del_case "DEL with the plugin's dataDir wiped" wipe_state
 del_case "DEL after the pod netns died" kill_pod
 del_case "DEL after a node reboot" reboot_node
