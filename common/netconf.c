@@ -120,11 +120,15 @@ static int parse_prev_result(const cJSON *root, struct cni_netconf *out, struct 
 
 	if (!item)
 		return 0;
-	if (result_parse(item, &out->prev_result, err)) {
+	out->prev_result = malloc(sizeof(*out->prev_result));
+	if (!out->prev_result) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		return -ENOMEM;
+	}
+	if (result_parse(item, out->prev_result, err)) {
 		cni_err_wrap(err, "invalid prevResult");
 		return -EINVAL;
 	}
-	out->has_prev_result = true;
 	return 0;
 }
 
@@ -217,6 +221,8 @@ void netconf_release(struct cni_netconf *nc)
 {
 	if (!nc)
 		return;
+	free(nc->prev_result);
+	nc->prev_result = NULL;
 	free(nc->valid);
 	nc->valid = NULL;
 	nc->n_valid = 0;

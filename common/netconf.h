@@ -21,8 +21,7 @@ struct cni_netconf {
 	char version_str[16];
 	char name[NETCONF_NAME_MAX];
 	char type[NETCONF_NAME_MAX];
-	bool has_prev_result;
-	struct cni_result prev_result;
+	struct cni_result *prev_result;	/* NULL when absent (it is large) */
 	/* cni.dev/valid-attachments (GC); NULL when absent. */
 	struct cni_attachment *valid;
 	int n_valid;

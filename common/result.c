@@ -116,6 +116,7 @@ static int check_object(const cJSON *item, const char *where, struct cni_err *er
 
 static int parse_iface(const cJSON *j, const char *where, struct cni_iface *out, struct cni_err *err)
 {
+	memset(out, 0, sizeof(*out));
 	if (check_object(j, where, err) ||
 	    get_str(j, "name", where, out->name, sizeof(out->name), true, err) ||
 	    get_str(j, "mac", where, out->mac, sizeof(out->mac), false, err) ||
@@ -131,6 +132,7 @@ static int parse_ip(const cJSON *j, const char *where, int n_ifaces, struct cni_
 {
 	char version[4] = "";
 
+	memset(out, 0, sizeof(*out));
 	out->iface = -1;
 	if (check_object(j, where, err) ||
 	    get_str(j, "version", where, version, sizeof(version), false, err) ||
@@ -153,6 +155,7 @@ static int parse_ip(const cJSON *j, const char *where, int n_ifaces, struct cni_
 
 static int parse_route(const cJSON *j, const char *where, struct cni_route *out, struct cni_err *err)
 {
+	memset(out, 0, sizeof(*out));
 	if (check_object(j, where, err) ||
 	    get_prefix(j, "dst", where, &out->dst, err) ||
 	    get_addr(j, "gw", where, &out->gw, err))
@@ -193,12 +196,19 @@ static int parse_dns(const cJSON *j, struct cni_dns *out, struct cni_err *err)
 	return 0;
 }
 
+void result_clear(struct cni_result *r)
+{
+	r->n_ifaces = r->n_ips = r->n_routes = 0;
+	r->dns.n_nameservers = r->dns.n_search = r->dns.n_options = 0;
+	r->dns.domain[0] = '\0';
+}
+
 int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err)
 {
 	const cJSON *ifaces, *ips, *routes, *item;
 	char where[WHERE_MAX];
 
-	memset(out, 0, sizeof(*out));
+	result_clear(out);
 	if (check_object(json, "result", err) ||
 	    get_array(json, "interfaces", "", RESULT_MAX_IFACES, &ifaces, err) ||
 	    get_array(json, "ips", "", RESULT_MAX_IPS, &ips, err) ||
@@ -223,7 +233,7 @@ int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err)
 		goto fail;
 	return 0;
 fail:
-	memset(out, 0, sizeof(*out));
+	result_clear(out);
 	return -EINVAL;
 }
 

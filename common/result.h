@@ -54,6 +54,9 @@ struct cni_result {
 	struct cni_dns dns;
 };
 
+/* Empties r. The counts (and the domain) say what r holds and entries are
+ * zeroed as they are added: a result costs the pages it fills, not its 48 KiB. */
+void result_clear(struct cni_result *r);
 /* Reads a result of any supported version (0.3.x/0.4.0 "ips[].version",
  * 1.x without). Bad shape: CNI_ERR_DECODE naming the field. */
 int result_parse(const cJSON *json, struct cni_result *out, struct cni_err *err);

@@ -78,7 +78,7 @@ int cmd_check(struct plugin_ctx *ctx)
 
 	if (ret)
 		return ret;
-	if (!p.nc.has_prev_result) {
+	if (!p.nc.prev_result) {
 		ret = -EINVAL;
 		cni_err_set(&ctx->err, CNI_ERR_CONFIG, "CHECK needs a prevResult");
 		goto out;
@@ -90,7 +90,7 @@ int cmd_check(struct plugin_ctx *ctx)
 		cni_err_set(&ctx->err, CNI_ERR_CHECK, "no reservation for container %s interface %s",
 			    key.containerid, key.ifname);
 	if (!ret)
-		ret = compare(p.conf, &lease, &p.nc.prev_result, &ctx->err);
+		ret = compare(p.conf, &lease, p.nc.prev_result, &ctx->err);
 out:
 	setup_close(&p);
 	return ret;

@@ -104,20 +104,29 @@ static int read_range(const cJSON *obj, const cJSON *file, const char *gw_defaul
 	return 0;
 }
 
+/* The spans are built on the stack and kept at their size: a fixed
+ * RANGE_MAX_SKIP per range in the config would be 64 KiB to zero on every ADD. */
 static int add_range(struct pool_conf *c, const struct range_conf *rc, struct cni_err *err)
 {
-	int i = c->n_ranges;
+	struct pool_span spans[RANGE_MAX_SKIP], *skip;
+	struct pool_range *r = &c->ranges[c->n_ranges];
 	int fam;
 	pool_u128 gw;
 
-	if (i == POOL_MAX_RANGES) {
+	if (c->n_ranges == POOL_MAX_RANGES) {
 		cni_err_set(err, CNI_ERR_CONFIG, "too many ranges (max %d)", POOL_MAX_RANGES);
 		return -EINVAL;
 	}
-	if (range_build(rc, c->network, c->shared, &c->ranges[i], c->skip[i], err))
+	if (range_build(rc, c->network, c->shared, r, spans, err))
 		return -EINVAL;
+	skip = malloc((r->n_skip ? r->n_skip : 1) * sizeof(*skip));
+	if (!skip) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		return -ENOMEM;
+	}
+	r->skip = memcpy(skip, spans, r->n_skip * sizeof(*skip));
 	if (rc->gateway[0] && !range_addr_parse(rc->gateway, &fam, &gw))
-		to_ipaddr(fam, gw, &c->gateway[i]);
+		to_ipaddr(fam, gw, &c->gateway[c->n_ranges]);
 	c->n_ranges++;
 	return 0;
 }
@@ -345,6 +354,9 @@ void conf_release(struct pool_conf *c)
 		return;
 	cJSON_Delete(c->store_obj);
 	c->store_obj = NULL;
+	for (int i = 0; i < c->n_ranges; i++)
+		free((void *)c->ranges[i].skip);
+	c->n_ranges = 0;
 }
 
 int conf_want(struct pool_conf *c, const char *text, struct cni_err *err)
@@ -387,18 +399,19 @@ int conf_want(struct pool_conf *c, const char *text, struct cni_err *err)
 
 void conf_result(const struct pool_conf *c, const struct pool_lease *lease, struct cni_result *out)
 {
-	memset(out, 0, sizeof(*out));
+	result_clear(out);
 	for (int i = 0; i < lease->n_addrs && i < RESULT_MAX_IPS; i++) {
 		const struct pool_addr *a = &lease->addrs[i];
 		struct cni_ip *ip = &out->ips[out->n_ips++];
 
+		memset(ip, 0, sizeof(*ip));
 		to_ipaddr(a->family, a->addr, &ip->address.addr);
 		ip->address.len = a->prefix_len;
 		ip->iface = -1;
 		if (i < c->n_ranges)
 			ip->gateway = c->gateway[i];
 	}
-	memcpy(out->routes, c->routes, sizeof(c->routes));
+	memcpy(out->routes, c->routes, (size_t)c->n_routes * sizeof(c->routes[0]));
 	out->n_routes = c->n_routes;
 	out->dns = c->dns;
 }

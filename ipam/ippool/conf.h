@@ -27,8 +27,7 @@ struct pool_conf {
 	long hold_seconds;
 	char log_file[PATH_MAX];
 	char log_level[16];
-	struct pool_range ranges[POOL_MAX_RANGES];
-	struct pool_span skip[POOL_MAX_RANGES][RANGE_MAX_SKIP];
+	struct pool_range ranges[POOL_MAX_RANGES];	/* each skip owned (malloc) */
 	int n_ranges;
 	struct ipaddr gateway[POOL_MAX_RANGES];	/* family 0 = none */
 	struct cni_route routes[RESULT_MAX_ROUTES];

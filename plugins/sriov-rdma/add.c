@@ -58,10 +58,10 @@ static int detect_chained(struct attach *a, struct cni_err *err)
 
 	if (a->vf.ifname[0])
 		return 0;
-	if (a->conf.net.has_prev_result && link_get_by_name(a->pod_nl, a->ifname, &link) == 0) {
+	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->ifname, &link) == 0) {
 		a->chained = true;
 		a->pod_ifindex = link.ifindex;
-		a->result = a->conf.net.prev_result;
+		a->result = *a->conf.net.prev_result;
 		return 0;
 	}
 	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "

@@ -16,7 +16,7 @@
 /* The prevResult interface that is ours: our name in our sandbox. */
 static int find_iface(const struct attach *a, struct cni_err *err)
 {
-	const struct cni_result *r = &a->conf.net.prev_result;
+	const struct cni_result *r = a->conf.net.prev_result;
 
 	for (int i = 0; i < r->n_ifaces; i++) {
 		if (strcmp(r->ifaces[i].name, a->ifname) == 0 &&
@@ -31,7 +31,7 @@ static int find_iface(const struct attach *a, struct cni_err *err)
 static int check_link(struct attach *a, const struct link_info *link, int iface,
 		      struct cni_err *err)
 {
-	const struct cni_iface *want = &a->conf.net.prev_result.ifaces[iface];
+	const struct cni_iface *want = &a->conf.net.prev_result->ifaces[iface];
 	char mac[18];
 
 	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", link->mac[0], link->mac[1],
@@ -61,7 +61,7 @@ static bool has_addr(const struct ipprefix *have, int n, const struct ipprefix *
 static int check_addrs(struct attach *a, const struct link_info *link, int iface,
 		       struct cni_err *err)
 {
-	const struct cni_result *r = &a->conf.net.prev_result;
+	const struct cni_result *r = a->conf.net.prev_result;
 	struct ipprefix have[CHECK_MAX_ADDRS];
 	char buf[IPADDR_STR_MAX];
 	int n = 0, ret;
@@ -91,7 +91,7 @@ static bool has_route(const struct link_route *have, int n, const struct cni_rou
 static int check_routes(struct attach *a, const struct link_info *link, int iface,
 			struct cni_err *err)
 {
-	const struct cni_result *r = &a->conf.net.prev_result;
+	const struct cni_result *r = a->conf.net.prev_result;
 	struct link_route have[CHECK_MAX_ROUTES];
 	char buf[IPADDR_STR_MAX];
 	int n = 0, ret;
@@ -130,7 +130,7 @@ static int check_pod(struct attach *a, struct cni_err *err)
 	struct link_info link;
 	int iface, ret;
 
-	if (!a->conf.net.has_prev_result) {
+	if (!a->conf.net.prev_result) {
 		cni_err_set(err, CNI_ERR_CONFIG, "CHECK needs prevResult");
 		return -EINVAL;
 	}

@@ -72,7 +72,7 @@ START_TEST(test_parse)
 	ck_assert_int_eq(err.code, parses[_i].code);
 	if (!parses[_i].code) {
 		ck_assert_int_eq(ret, 0);
-		ck_assert(!nc.has_prev_result);
+		ck_assert_ptr_null(nc.prev_result);
 		ck_assert(!nc.has_valid);
 		netconf_release(&nc);
 	} else {
@@ -101,9 +101,9 @@ START_TEST(test_full)
 	ck_assert_str_eq(nc.version_str, "1.1.0");
 	ck_assert_str_eq(nc.name, "rdma-net");
 	ck_assert_str_eq(nc.type, "sriov-rdma");
-	ck_assert(nc.has_prev_result);
-	ck_assert_int_eq(nc.prev_result.n_ips, 1);
-	ck_assert_str_eq(nc.prev_result.ifaces[0].name, "net1");
+	ck_assert_ptr_nonnull(nc.prev_result);
+	ck_assert_int_eq(nc.prev_result->n_ips, 1);
+	ck_assert_str_eq(nc.prev_result->ifaces[0].name, "net1");
 	ck_assert(nc.has_valid);
 	ck_assert_int_eq(nc.n_valid, 2);
 	ck_assert_str_eq(nc.valid[1].containerid, "c2");

@@ -190,6 +190,46 @@ START_TEST(test_too_long)
 }
 END_TEST
 
+/* Entries are zeroed as they are added, not the whole struct: a result
+ * parsed over a fuller one keeps nothing of it, and a failed parse leaves
+ * it empty. */
+START_TEST(test_parse_over_used)
+{
+	char *full = dq(full_040), *small = dq("{'cniVersion':'0.4.0','interfaces':[{'name':'a'}],"
+		"'ips':[{'version':'4','address':'198.51.100.9/24'}],'routes':[{'dst':'0.0.0.0/0'}]}");
+	char *bad = dq("{'cniVersion':'1.0.0','ips':[{'address':'198.51.100.9/24'},{'address':'x'}]}");
+	cJSON *j_full = cJSON_Parse(full), *j_small = cJSON_Parse(small), *j_bad = cJSON_Parse(bad);
+	struct cni_result r;
+	struct cni_err err = { 0 };
+	char buf[IPADDR_STR_MAX];
+
+	ck_assert_int_eq(result_parse(j_full, &r, &err), 0);
+	ck_assert_int_eq(result_parse(j_small, &r, &err), 0);
+	ck_assert_int_eq(r.n_ifaces, 1);
+	ck_assert_str_eq(r.ifaces[0].mac, "");
+	ck_assert_str_eq(r.ifaces[0].sandbox, "");
+	ck_assert_int_eq(r.n_ips, 1);
+	ck_assert_int_eq(r.ips[0].iface, -1);
+	ck_assert_int_eq(r.ips[0].gateway.family, 0);
+	ipprefix_format(&r.ips[0].address, buf);
+	ck_assert_str_eq(buf, "198.51.100.9/24");
+	ck_assert_int_eq(r.n_routes, 1);
+	ck_assert_int_eq(r.routes[0].gw.family, 0);
+	ck_assert_int_eq(r.dns.n_nameservers + r.dns.n_search + r.dns.n_options, 0);
+	ck_assert_str_eq(r.dns.domain, "");
+	ck_assert_int_eq(result_parse(j_full, &r, &err), 0);
+	ck_assert_int_eq(result_parse(j_bad, &r, &err), -EINVAL);
+	ck_assert_int_eq(r.n_ifaces + r.n_ips + r.n_routes, 0);
+	ck_assert_str_eq(r.dns.domain, "");
+	cJSON_Delete(j_full);
+	cJSON_Delete(j_small);
+	cJSON_Delete(j_bad);
+	free(full);
+	free(small);
+	free(bad);
+}
+END_TEST
+
 START_TEST(test_add_iface)
 {
 	struct cni_result r = { 0 };
@@ -215,6 +255,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_parsed_values);
 	tcase_add_loop_test(tc, test_bad, 0, N(bad));
 	tcase_add_test(tc, test_too_long);
+	tcase_add_test(tc, test_parse_over_used);
 	tcase_add_test(tc, test_add_iface);
 }
 
