@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* ADD: check everything, then the steps in order, each undone if a later one fails. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 
 #include "log.h"
@@ -81,8 +82,39 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 	return -EEXIST;
 }
 
+/* A VF the kernel returned from a dead pod still carries that pod's alias
+ * and VF settings. With that attachment's state file, its host side is
+ * undone first, as its DEL would (its address stays for its own DEL or GC),
+ * so this pod gets the VF as it was before the dead one. */
+static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
+{
+	char host_ifname[IFNAMSIZ], owner[NETCONF_NAME_MAX];
+	struct attach *old = NULL;
+	struct link_info link;
+	int ret;
+
+	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
+	    attach_alias_parse(link.alias, host_ifname, owner, sizeof(owner)) < 0 ||
+	    !strcmp(owner, a->containerid))
+		return 0;
+	ret = attach_new_saved(ctx, owner, link.name, &old, err);
+	if (ret == -ENOENT)
+		return 0;
+	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) == 0)
+		ret = del_locked(old, false, err);
+	if (ret == 0) {
+		log_info("VF %s came back from the dead pod of %s: put back as %s first", a->vf.bdf,
+			 owner, old->host_ifname);
+		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
+	} else {
+		cni_err_wrap(err, "VF %s came back from the dead pod of %s", a->vf.bdf, owner);
+	}
+	attach_free(old);
+	return ret;
+}
+
 /* Everything that can be refused is refused here, before any change. */
-static int prepare(struct attach *a, struct cni_err *err)
+static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
 {
 	int ret;
 
@@ -91,6 +123,8 @@ static int prepare(struct attach *a, struct cni_err *err)
 		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = vf_resolve(a, err);
+	if (ret == 0)
+		ret = reclaim_returned(ctx, a, err);
 	if (ret == 0)
 		ret = detect_chained(a, err);
 	if (ret == 0 && !a->chained)
@@ -112,7 +146,7 @@ int cmd_add(struct plugin_ctx *ctx)
 
 	ret = attach_new(ctx, &a, &ctx->err);
 	if (ret == 0)
-		ret = prepare(a, &ctx->err);
+		ret = prepare(ctx, a, &ctx->err);
 	for (i = 0; ret == 0 && i < sizeof(steps) / sizeof(steps[0]); i++)
 		ret = steps[i].run(a, &ctx->err);
 	if (ret < 0 && i > 0)

@@ -47,6 +47,28 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	return 0;
 }
 
+int attach_new_saved(const struct plugin_ctx *ctx, const char *containerid, const char *ifname,
+		     struct attach **out, struct cni_err *err)
+{
+	struct attach *a = NULL;
+	int ret;
+
+	*out = NULL;
+	ret = attach_new(ctx, &a, err);
+	if (ret == 0) {
+		attach_set_id(a, containerid, ifname, "");
+		ret = attach_load(a, err);
+	}
+	if (ret < 0) {
+		attach_free(a);
+		return ret;
+	}
+	snprintf(a->conf.device_id, sizeof(a->conf.device_id), "%s", a->vf.bdf);
+	a->conf.is_aux = !sysfs_valid_bdf(a->vf.bdf);
+	*out = a;
+	return 0;
+}
+
 void attach_set_id(struct attach *a, const char *containerid, const char *ifname,
 		   const char *netns)
 {

@@ -60,6 +60,11 @@ struct attach {
 
 /* Allocates, parses env/args/config; handles closed. */
 int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err);
+/* Another attachment, (containerid, ifname), from its state file in the
+ * caller's dataDir, its device taken from the file: what GC and ADD undo on
+ * others' behalf. -ENOENT when there is no such file. */
+int attach_new_saved(const struct plugin_ctx *ctx, const char *containerid, const char *ifname,
+		     struct attach **out, struct cni_err *err);
 /* Sets the attachment's identity (from the env, or from a state file for GC). */
 void attach_set_id(struct attach *a, const char *containerid, const char *ifname,
 		   const char *netns);

@@ -47,16 +47,9 @@ static int collect(struct plugin_ctx *ctx, const char *containerid, const char *
 	struct attach *a = NULL;
 	int ret;
 
-	ret = attach_new(ctx, &a, &err);
-	if (ret == 0) {
-		attach_set_id(a, containerid, ifname, "");
-		ret = attach_load(a, &err);
-	}
-	if (ret == 0) {
-		snprintf(a->conf.device_id, sizeof(a->conf.device_id), "%s", a->vf.bdf);
-		a->conf.is_aux = !sysfs_valid_bdf(a->vf.bdf);
+	ret = attach_new_saved(ctx, containerid, ifname, &a, &err);
+	if (ret == 0)
 		ret = attach_lock(a, GC_LOCK_WAIT_MS, &err);
-	}
 	if (ret == -ETIMEDOUT) {
 		log_info("gc: VF %s is busy; %s:%s left for the next GC", a->vf.bdf, containerid,
 			 ifname);

@@ -217,13 +217,16 @@ pod_new() {
 
 # ---- the simulated SR-IOV NIC -------------------------------------------
 #
-# fx_setup [--vfs N] [--vfio I] [--no-rdma I] [--shared]
+# fx_setup [--vfs N] [--vfio I] [--no-rdma I] [--shared] [--vf-info]
 # A "switch" netns holds a bridge (192.0.2.254/24, 2001:db8::fe/64) and the
 # peer ends; the host gets the PF (${P}pf) and VF (${P}v<I>) stand-ins, a fake
 # sysfs tree in $SYSFS_PATH and an RDMA simulator world in $RDMA_SIM_STATE
 # (PF device mlx5_0, VF I's device mlx5_<I+1>).
 # --vfio I: VF I is bound to vfio-pci (no netdev, no RDMA device).
 # --no-rdma I: VF I has no RDMA device.  --shared: RDMA netns mode shared.
+# --vf-info: the PF reports its VFs' settings and takes new ones (IFLA_VFINFO_LIST,
+# answered by the simulator: `sim lacks` takes ops away); without it the PF
+# reports no VF info, as a veth does.
 
 FX=
 FX_PCI=0000:3b
@@ -251,13 +254,14 @@ pci_dev() {
 }
 
 fx_setup() {
-	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive i bdf
+	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive vfinfo= i bdf
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--vfs) nvfs=$2; shift ;;
 		--vfio) vfio=$2; shift ;;
 		--no-rdma) nordma=$2; shift ;;
 		--shared) mode=shared ;;
+		--vf-info) vfinfo=1 ;;
 		*) echo "fx_setup: unknown option $1" >&2; return 1 ;;
 		esac
 		shift
@@ -287,6 +291,7 @@ fx_setup() {
 	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_numvfs"
 	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_totalvfs"
 	sim init "$mode" && sim add mlx5_0 1 "$FX_PF_BDF" "$FX_PF" || return
+	[ -z "$vfinfo" ] || sim pf "$FX_PF" "$nvfs" || return
 
 	FX_VF_IF=() FX_VF_IDX=() FX_VF_MAC=() FX_VF_BDF=() FX_VF_RDMA=()
 	for ((i = 0; i < nvfs; i++)); do
@@ -421,7 +426,8 @@ state_holds() {
 
 # host_state: what a failed or undone ADD must leave as it was, one line per
 # item: each VF's netdev (where, name, MAC, alias, up, addresses), each RDMA
-# device's netns, and whether IPAM holds an address for $CID.
+# device's netns, each VF's settings on the PF (--vf-info), and whether IPAM
+# holds an address for $CID.
 host_state() {
 	local i l
 	for ((i = 0; i < FX_NVFS; i++)); do
@@ -436,6 +442,7 @@ host_state() {
 			+ " addrs=\([.addr_info[]? | select(.scope == "global") | .local] | join(","))"' <<<"$l"
 	done
 	jq -r '.devices[] | "rdma \(.name): \(.netns)"' "$RDMA_SIM_STATE"
+	jq -r '.pf.vfs // [] | to_entries[] | "pf vf\(.key): \(.value | tostring)"' "$RDMA_SIM_STATE"
 	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
 	return 0
 }

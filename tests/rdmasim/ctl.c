@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <net/if.h>
+#include <linux/if_ether.h>
 #include "state.h"
 
 static int parse_mode(const char *s, bool *shared)
@@ -101,6 +102,49 @@ static int cmd_netns_gone(struct rdmasim_state *st, int argc, char **argv)
 	return 0;
 }
 
+/* An SR-IOV PF with n VFs as a driver creates them: zero MAC, no VLAN,
+ * spoof checking on, not trusted, link state auto, no rate limits. */
+static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
+{
+	struct rdmasim_pf *pf = &st->pf;
+	char *end;
+	long n;
+
+	if (argc != 2 || strlen(argv[0]) >= sizeof(pf->name))
+		return -EINVAL;
+	errno = 0;
+	n = strtol(argv[1], &end, 10);
+	if (errno || *end || n < 1 || n > RDMASIM_MAX_VFS)
+		return -EINVAL;
+	memset(pf, 0, sizeof(*pf));
+	pf->ifindex = if_nametoindex(argv[0]);
+	if (!pf->ifindex) {
+		fprintf(stderr, "rdmasim-ctl: no netdev %s in this netns\n", argv[0]);
+		return -ENODEV;
+	}
+	strcpy(pf->name, argv[0]);
+	pf->n_vfs = (int)n;
+	for (int i = 0; i < pf->n_vfs; i++)
+		pf->vfs[i] = (struct rdmasim_vf){ .vlan_proto = ETH_P_8021Q, .spoofchk = true };
+	return 0;
+}
+
+/* The PF's driver has no ndo_set_vf_* for these settings (none: all). */
+static int cmd_lacks(struct rdmasim_state *st, int argc, char **argv)
+{
+	if (!st->pf.name[0])
+		return -ENODEV;
+	st->pf.lacks = 0;
+	for (int i = 0; i < argc; i++) {
+		unsigned int op = rdmasim_vf_op(argv[i]);
+
+		if (!op)
+			return -EINVAL;
+		st->pf.lacks |= op;
+	}
+	return 0;
+}
+
 struct cmd {
 	const char *name;
 	int (*fn)(struct rdmasim_state *st, int argc, char **argv);
@@ -113,6 +157,8 @@ static const struct cmd cmds[] = {
 	{ "add", cmd_add, true, true },
 	{ "set-mode", cmd_set_mode, true, true },
 	{ "netns-gone", cmd_netns_gone, true, true },
+	{ "pf", cmd_pf, true, true },
+	{ "lacks", cmd_lacks, true, true },
 	{ "show", NULL, true, false },
 };
 
@@ -157,6 +203,8 @@ static void usage(void)
 	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev>\n"
 	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
+	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs>\n"
+	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust]...\n"
 	      "       rdmasim-ctl show <state>\n", stderr);
 }
 

@@ -14,6 +14,7 @@
 #include <linux/netlink.h>
 #include "nldev.h"
 #include "state.h"
+#include "vfinfo.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MAX_SOCKS 256
@@ -254,18 +255,22 @@ EXPORT ssize_t sendto(int fd, const void *buf, size_t len, int flags,
 {
 	NEXT(sendto);
 
-	if (!lookup(fd, NULL))
-		return next_sendto(fd, buf, len, flags, to, tolen);
-	return sim_send(fd, buf, len, to, tolen);
+	if (lookup(fd, NULL))
+		return sim_send(fd, buf, len, to, tolen);
+	if (vfinfo_send(getenv("RDMA_SIM_STATE"), fd, buf, len))
+		return (ssize_t)len;
+	return next_sendto(fd, buf, len, flags, to, tolen);
 }
 
 EXPORT ssize_t send(int fd, const void *buf, size_t len, int flags)
 {
 	NEXT(send);
 
-	if (!lookup(fd, NULL))
-		return next_send(fd, buf, len, flags);
-	return sim_send(fd, buf, len, NULL, 0);
+	if (lookup(fd, NULL))
+		return sim_send(fd, buf, len, NULL, 0);
+	if (vfinfo_send(getenv("RDMA_SIM_STATE"), fd, buf, len))
+		return (ssize_t)len;
+	return next_send(fd, buf, len, flags);
 }
 
 EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
@@ -275,8 +280,6 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 	ssize_t ret;
 	char *buf;
 
-	if (!lookup(fd, NULL))
-		return next_sendmsg(fd, msg, flags);
 	for (i = 0; i < msg->msg_iovlen; i++)
 		len += msg->msg_iov[i].iov_len;
 	buf = malloc(len ? len : 1);
@@ -286,7 +289,12 @@ EXPORT ssize_t sendmsg(int fd, const struct msghdr *msg, int flags)
 		memcpy(buf + off, msg->msg_iov[i].iov_base, msg->msg_iov[i].iov_len);
 		off += msg->msg_iov[i].iov_len;
 	}
-	ret = sim_send(fd, buf, len, msg->msg_name, msg->msg_namelen);
+	if (lookup(fd, NULL))
+		ret = sim_send(fd, buf, len, msg->msg_name, msg->msg_namelen);
+	else if (vfinfo_send(getenv("RDMA_SIM_STATE"), fd, buf, len))
+		ret = (ssize_t)len;
+	else
+		ret = next_sendmsg(fd, msg, flags);
 	free(buf);
 	return ret;
 }
@@ -310,7 +318,7 @@ EXPORT ssize_t recvmsg(int fd, struct msghdr *msg, int flags)
 	ssize_t ret;
 
 	if (!lookup(fd, NULL))
-		return next_recvmsg(fd, msg, flags);
+		return vfinfo_recv(getenv("RDMA_SIM_STATE"), fd, msg, flags, next_recvmsg);
 	msg->msg_name = NULL;
 	msg->msg_namelen = 0;
 	ret = next_recvmsg(fd, msg, flags);
@@ -350,5 +358,6 @@ EXPORT int close(int fd)
 		break;
 	}
 	pthread_mutex_unlock(&lock);
+	vfinfo_close(fd);
 	return next_close(fd);
 }

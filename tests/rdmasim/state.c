@@ -141,6 +141,83 @@ static int parse_dev(struct rdmasim_dev *d, const cJSON *obj)
 	return 0;
 }
 
+static const struct {
+	unsigned int op;
+	const char *name;
+} vf_ops[] = {
+	{ VFOP_MAC, "mac" }, { VFOP_VLAN, "vlan" }, { VFOP_RATE, "rate" },
+	{ VFOP_SPOOFCHK, "spoofchk" }, { VFOP_LINK_STATE, "link_state" }, { VFOP_TRUST, "trust" },
+};
+
+unsigned int rdmasim_vf_op(const char *name)
+{
+	for (size_t i = 0; i < sizeof(vf_ops) / sizeof(vf_ops[0]); i++)
+		if (!strcmp(name, vf_ops[i].name))
+			return vf_ops[i].op;
+	return 0;
+}
+
+static int get_bool(bool *dst, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+
+	if (!cJSON_IsBool(v))
+		return -EINVAL;
+	*dst = cJSON_IsTrue(v);
+	return 0;
+}
+
+static int parse_vf(struct rdmasim_vf *vf, const cJSON *obj)
+{
+	char mac[18];
+	uint32_t proto;
+
+	if (copy_str(mac, sizeof(mac), obj, "mac") ||
+	    sscanf(mac, "%hhx:%hhx:%hhx:%hhx:%hhx:%hhx", &vf->mac[0], &vf->mac[1], &vf->mac[2],
+		   &vf->mac[3], &vf->mac[4], &vf->mac[5]) != 6 ||
+	    get_u32(&vf->vlan, obj, "vlan") || get_u32(&vf->qos, obj, "qos") ||
+	    get_u32(&proto, obj, "vlan_proto") || proto > UINT16_MAX ||
+	    get_bool(&vf->spoofchk, obj, "spoofchk") || get_bool(&vf->trust, obj, "trust") ||
+	    get_u32(&vf->link_state, obj, "link_state") ||
+	    get_u32(&vf->min_tx_rate, obj, "min_tx_rate") ||
+	    get_u32(&vf->max_tx_rate, obj, "max_tx_rate"))
+		return -EINVAL;
+	vf->vlan_proto = (uint16_t)proto;
+	return 0;
+}
+
+static int parse_lacks(unsigned int *lacks, const cJSON *arr)
+{
+	const cJSON *v;
+
+	cJSON_ArrayForEach(v, arr) {
+		unsigned int op = cJSON_IsString(v) ? rdmasim_vf_op(v->valuestring) : 0;
+
+		if (!op)
+			return -EINVAL;
+		*lacks |= op;
+	}
+	return 0;
+}
+
+static int parse_pf(struct rdmasim_pf *pf, const cJSON *obj)
+{
+	const cJSON *vfs = cJSON_GetObjectItemCaseSensitive(obj, "vfs"), *v;
+
+	if (!obj)
+		return 0;
+	if (copy_str(pf->name, sizeof(pf->name), obj, "name") ||
+	    get_u32(&pf->ifindex, obj, "ifindex") || !cJSON_IsArray(vfs) ||
+	    parse_lacks(&pf->lacks, cJSON_GetObjectItemCaseSensitive(obj, "lacks")))
+		return -EINVAL;
+	cJSON_ArrayForEach(v, vfs) {
+		if (pf->n_vfs == RDMASIM_MAX_VFS || parse_vf(&pf->vfs[pf->n_vfs], v))
+			return -EINVAL;
+		pf->n_vfs++;
+	}
+	return 0;
+}
+
 static int parse(struct rdmasim_state *st, const cJSON *root)
 {
 	const cJSON *mode = cJSON_GetObjectItemCaseSensitive(root, "mode");
@@ -158,7 +235,7 @@ static int parse(struct rdmasim_state *st, const cJSON *root)
 			return -EINVAL;
 		st->n++;
 	}
-	return 0;
+	return parse_pf(&st->pf, cJSON_GetObjectItemCaseSensitive(root, "pf"));
 }
 
 int rdmasim_load(const char *path, struct rdmasim_state *st)
@@ -197,6 +274,56 @@ static cJSON *dev_json(const struct rdmasim_dev *d, unsigned long host)
 	return o;
 }
 
+static cJSON *vf_json(const struct rdmasim_vf *vf)
+{
+	cJSON *o = cJSON_CreateObject();
+	char mac[18];
+
+	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", vf->mac[0], vf->mac[1],
+		 vf->mac[2], vf->mac[3], vf->mac[4], vf->mac[5]);
+	if (!o || !cJSON_AddStringToObject(o, "mac", mac) ||
+	    !cJSON_AddNumberToObject(o, "vlan", vf->vlan) ||
+	    !cJSON_AddNumberToObject(o, "qos", vf->qos) ||
+	    !cJSON_AddNumberToObject(o, "vlan_proto", vf->vlan_proto) ||
+	    !cJSON_AddBoolToObject(o, "spoofchk", vf->spoofchk) ||
+	    !cJSON_AddBoolToObject(o, "trust", vf->trust) ||
+	    !cJSON_AddNumberToObject(o, "link_state", vf->link_state) ||
+	    !cJSON_AddNumberToObject(o, "min_tx_rate", vf->min_tx_rate) ||
+	    !cJSON_AddNumberToObject(o, "max_tx_rate", vf->max_tx_rate)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static cJSON *pf_json(const struct rdmasim_pf *pf)
+{
+	cJSON *o = cJSON_CreateObject();
+	cJSON *lacks = cJSON_AddArrayToObject(o, "lacks");
+	cJSON *vfs = cJSON_AddArrayToObject(o, "vfs");
+	size_t i;
+	int n;
+
+	if (!o || !lacks || !vfs || !cJSON_AddStringToObject(o, "name", pf->name) ||
+	    !cJSON_AddNumberToObject(o, "ifindex", pf->ifindex))
+		goto fail;
+	for (i = 0; i < sizeof(vf_ops) / sizeof(vf_ops[0]); i++) {
+		if ((pf->lacks & vf_ops[i].op) &&
+		    !cJSON_AddItemToArray(lacks, cJSON_CreateString(vf_ops[i].name)))
+			goto fail;
+	}
+	for (n = 0; n < pf->n_vfs; n++) {
+		cJSON *v = vf_json(&pf->vfs[n]);
+
+		if (!v || !cJSON_AddItemToArray(vfs, v))
+			goto fail;
+	}
+	return o;
+fail:
+	cJSON_Delete(o);
+	return NULL;
+}
+
 char *rdmasim_json(const struct rdmasim_state *st)
 {
 	unsigned long host = rdmasim_host_netns();
@@ -214,6 +341,14 @@ char *rdmasim_json(const struct rdmasim_state *st)
 		if (!d)
 			goto out;
 		cJSON_AddItemToArray(devs, d);
+	}
+	if (st->pf.name[0]) {
+		cJSON *pf = pf_json(&st->pf);
+
+		if (!pf || !cJSON_AddItemToObject(root, "pf", pf)) {
+			cJSON_Delete(pf);
+			goto out;
+		}
 	}
 	text = cJSON_Print(root);
 out:

@@ -19,11 +19,44 @@ struct rdmasim_dev {
 	unsigned long netns;		/* inode of the netns it is in */
 };
 
+#define RDMASIM_MAX_VFS 16
+
+/* A VF's admin settings as the PF driver keeps them (ndo_set_vf_*). */
+struct rdmasim_vf {
+	uint8_t mac[6];
+	uint32_t vlan, qos;
+	uint16_t vlan_proto;		/* host order: ETH_P_8021Q or ETH_P_8021AD */
+	bool spoofchk, trust;
+	uint32_t link_state;		/* IFLA_VF_LINK_STATE_* */
+	uint32_t min_tx_rate, max_tx_rate;
+};
+
+/* The VF settings a PF's driver has no ndo_set_vf_* for (EOPNOTSUPP). */
+enum rdmasim_vf_op {
+	VFOP_MAC = 1 << 0, VFOP_VLAN = 1 << 1, VFOP_RATE = 1 << 2, VFOP_SPOOFCHK = 1 << 3,
+	VFOP_LINK_STATE = 1 << 4, VFOP_TRUST = 1 << 5,
+};
+
+/* An SR-IOV PF (a netdev of the host netns) whose VFs the simulator keeps:
+ * rtnetlink requests about its VF info are answered from here. */
+struct rdmasim_pf {
+	char name[IFNAMSIZ];		/* "" = no PF simulated */
+	uint32_t ifindex;
+	int n_vfs;
+	unsigned int lacks;		/* enum rdmasim_vf_op */
+	struct rdmasim_vf vfs[RDMASIM_MAX_VFS];
+};
+
 struct rdmasim_state {
 	bool shared;
 	int n;
 	struct rdmasim_dev devs[RDMASIM_MAX_DEVS];
+	struct rdmasim_pf pf;
 };
+
+/* The enum rdmasim_vf_op bit named "mac", "vlan", "rate", "spoofchk",
+ * "link_state" or "trust" (as the state file and rdmasim-ctl spell them); 0 otherwise. */
+unsigned int rdmasim_vf_op(const char *name);
 
 /* Inode of the host netns (/proc/1/ns/net). */
 unsigned long rdmasim_host_netns(void);

@@ -14,7 +14,10 @@
 #include <sys/socket.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include <arpa/inet.h>
+#include <linux/if_link.h>
 #include <linux/netlink.h>
+#include <linux/rtnetlink.h>
 #include <net/if.h>
 #include <cjson/cJSON.h>
 #include <libmnl/libmnl.h>
@@ -274,6 +277,227 @@ static int dump(uint32_t *idx, int max)
 	mnl_socket_close(nl);
 	return n;
 }
+
+/* ---- the PF's VF info (vfinfo.c): veth_a stands in for a PF with 2 VFs ---- */
+
+static struct mnl_socket *rt_open(void)
+{
+	struct mnl_socket *nl = mnl_socket_open(NETLINK_ROUTE);
+
+	ck_assert_ptr_nonnull(nl);
+	ck_assert_int_eq(mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID), 0);
+	return nl;
+}
+
+static struct nlmsghdr *link_req(char *buf, uint16_t type, uint16_t flags)
+{
+	struct nlmsghdr *nlh = req(buf, type, NLM_F_REQUEST | flags, 7);
+	struct ifinfomsg *ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+
+	ifi->ifi_index = (int)if_nametoindex(veth_a);
+	return nlh;
+}
+
+/* An IFLA_VFINFO_LIST / IFLA_VF_INFO holding one attribute. */
+static void put_vf_attr(struct nlmsghdr *nlh, uint16_t type, const void *data, size_t len)
+{
+	struct nlattr *list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+
+	mnl_attr_put(nlh, type, len, data);
+	mnl_attr_nest_end(nlh, info);
+	mnl_attr_nest_end(nlh, list);
+}
+
+/* A field of VF vf in the state file, as text. */
+static const char *vf_field(int vf, const char *key)
+{
+	static char out[64];
+	char buf[8192] = "";
+	const cJSON *v;
+	cJSON *root;
+	FILE *f = fopen(state, "r");
+
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
+	fclose(f);
+	root = cJSON_Parse(buf);
+	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "pf"),
+								      "vfs"), vf), key);
+	ck_assert_ptr_nonnull(v);
+	if (cJSON_IsString(v))
+		snprintf(out, sizeof(out), "%s", v->valuestring);
+	else if (cJSON_IsBool(v))
+		snprintf(out, sizeof(out), "%s", cJSON_IsTrue(v) ? "true" : "false");
+	else
+		snprintf(out, sizeof(out), "%d", v->valueint);
+	cJSON_Delete(root);
+	return out;
+}
+
+static const struct ifla_vf_mac vf_mac_ok = { .vf = 1, .mac = { 0x02, 0, 0, 0, 0, 0x07 } };
+static const struct ifla_vf_mac vf_mac_multicast = { .vf = 1, .mac = { 0x01, 0, 0x5e, 0, 0, 1 } };
+static const struct ifla_vf_mac vf_mac_no_vf = { .vf = 2, .mac = { 0x02, 0, 0, 0, 0, 0x07 } };
+static const struct ifla_vf_vlan vf_vlan_4096 = { .vf = 1, .vlan = 4096 };
+static const struct ifla_vf_vlan vf_vlan_qos8 = { .vf = 1, .vlan = 10, .qos = 8 };
+static const struct ifla_vf_rate vf_rate_inverted = { .vf = 1, .min_tx_rate = 100, .max_tx_rate = 10 };
+static const struct ifla_vf_link_state vf_link_state_3 = { .vf = 1, .link_state = 3 };
+static const struct ifla_vf_trust vf_trust_on = { .vf = 1, .setting = 1 };
+static const uint16_t vf_trust_short = 1;
+
+/* One refused request each: the errno, and nothing changed on VF 1. */
+static const struct {
+	uint16_t type;
+	const void *data;
+	size_t len;
+	int err;
+} vf_err_cases[] = {
+	{ IFLA_VF_MAC, &vf_mac_multicast, sizeof(vf_mac_multicast), -EINVAL },
+	{ IFLA_VF_MAC, &vf_mac_no_vf, sizeof(vf_mac_no_vf), -EINVAL },
+	{ IFLA_VF_VLAN, &vf_vlan_4096, sizeof(vf_vlan_4096), -EINVAL },
+	{ IFLA_VF_VLAN, &vf_vlan_qos8, sizeof(vf_vlan_qos8), -EINVAL },
+	{ IFLA_VF_RATE, &vf_rate_inverted, sizeof(vf_rate_inverted), -EINVAL },
+	{ IFLA_VF_LINK_STATE, &vf_link_state_3, sizeof(vf_link_state_3), -EINVAL },
+	{ IFLA_VF_TRUST, &vf_trust_short, sizeof(vf_trust_short), -ERANGE },
+};
+
+START_TEST(test_vf_errors)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_attr(nlh, vf_err_cases[_i].type, vf_err_cases[_i].data, vf_err_cases[_i].len);
+	ck_assert_int_eq(request_err(nl, nlh, reply), vf_err_cases[_i].err);
+	ck_assert_str_eq(vf_field(1, "mac"), "00:00:00:00:00:00");
+	ck_assert_str_eq(vf_field(1, "vlan"), "0");
+	ck_assert_str_eq(vf_field(1, "max_tx_rate"), "0");
+	ck_assert_str_eq(vf_field(1, "link_state"), "0");
+	ck_assert_str_eq(vf_field(1, "trust"), "false");
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* VLAN list: one entry with a protocol; another protocol, or two entries, refused. */
+START_TEST(test_vf_vlan_list)
+{
+	struct ifla_vf_vlan_info vi = { .vf = 0, .vlan = 30, .qos = 2, .vlan_proto = htons(0x88a8) };
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlattr *list, *info, *vlans;
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	for (int n = 1; n <= 3; n++) {
+		nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+		list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+		info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+		vlans = mnl_attr_nest_start(nlh, IFLA_VF_VLAN_LIST);
+		vi.vlan_proto = htons(n == 2 ? 0x1234 : 0x88a8);
+		for (int i = 0; i < (n == 3 ? 2 : 1); i++)
+			mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
+		mnl_attr_nest_end(nlh, vlans);
+		mnl_attr_nest_end(nlh, info);
+		mnl_attr_nest_end(nlh, list);
+		ck_assert_int_eq(request_err(nl, nlh, reply),
+				 n == 1 ? 0 : n == 2 ? -EPROTONOSUPPORT : -EOPNOTSUPP);
+	}
+	ck_assert_str_eq(vf_field(0, "vlan"), "30");
+	ck_assert_str_eq(vf_field(0, "qos"), "2");
+	ck_assert_str_eq(vf_field(0, "vlan_proto"), "34984");
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* The kernel's order: MAC before TRUST, so a driver without trust leaves
+ * the MAC set; a request with other attributes is not half-simulated. */
+START_TEST(test_vf_partial_and_extra)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlattr *list, *info;
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	ck_assert_int_eq(ctl("lacks %s trust", state), 0);
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+	info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+	mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(vf_trust_on), &vf_trust_on);
+	mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(vf_mac_ok), &vf_mac_ok);
+	mnl_attr_nest_end(nlh, info);
+	mnl_attr_nest_end(nlh, list);
+	ck_assert_int_eq(request_err(nl, nlh, reply), -EOPNOTSUPP);
+	ck_assert_str_eq(vf_field(1, "mac"), "02:00:00:00:00:07");
+	ck_assert_str_eq(vf_field(1, "trust"), "false");
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	mnl_attr_put_u32(nlh, IFLA_MTU, 1400);
+	put_vf_attr(nlh, IFLA_VF_MAC, &vf_mac_no_vf, sizeof(vf_mac_no_vf));
+	ck_assert_int_eq(request_err(nl, nlh, reply), -EOPNOTSUPP);
+	/* no ack asked, none sent */
+	nlh = link_req(buf, RTM_SETLINK, 0);
+	put_vf_attr(nlh, IFLA_VF_MAC, &vf_mac_ok, sizeof(vf_mac_ok));
+	tx(nl, nlh);
+	rx_nothing(nl);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+static int vf_count_cb(const struct nlattr *a, void *data)
+{
+	int *n = data;
+
+	if (mnl_attr_get_type(a) == IFLA_VF_INFO)
+		(*n)++;
+	return MNL_CB_OK;
+}
+
+/* GETLINK with RTEXT_FILTER_VF: the kernel's reply with IFLA_NUM_VF and one
+ * IFLA_VF_INFO per VF; a peek with MSG_TRUNC tells its full length first. */
+START_TEST(test_vf_getlink)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF], small[16];
+	struct iovec iov = { small, sizeof(small) };
+	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
+	const struct nlattr *a, *num = NULL, *list = NULL;
+	struct nlmsghdr *nlh;
+	ssize_t peeked, n;
+	int infos = 0;
+
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	nlh = link_req(buf, RTM_GETLINK, 0);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF);
+	tx(nl, nlh);
+	peeked = recvmsg(mnl_socket_get_fd(nl), &msg, MSG_PEEK | MSG_TRUNC);
+	ck_assert(msg.msg_flags & MSG_TRUNC);
+	n = rx(nl, reply);
+	ck_assert_int_eq(peeked, n);
+	nlh = (struct nlmsghdr *)reply;
+	ck_assert_uint_eq(nlh->nlmsg_type, RTM_NEWLINK);
+	ck_assert_uint_eq(nlh->nlmsg_len, (uint32_t)n);
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		if (mnl_attr_get_type(a) == IFLA_NUM_VF)
+			num = a;
+		if (mnl_attr_get_type(a) == IFLA_VFINFO_LIST)
+			list = a;
+	}
+	ck_assert_ptr_nonnull(num);
+	ck_assert_uint_eq(mnl_attr_get_u32(num), 2);
+	ck_assert_ptr_nonnull(list);
+	ck_assert_uint_eq(list->nla_type & NLA_F_NESTED, 0);
+	mnl_attr_parse_nested(list, vf_count_cb, &infos);
+	ck_assert_int_eq(infos, 2);
+	/* without the filter the kernel's reply is left as it is */
+	tx(nl, link_req(buf, RTM_GETLINK, 0));
+	rx(nl, reply);
+	mnl_attr_for_each(a, (struct nlmsghdr *)reply, sizeof(struct ifinfomsg))
+		ck_assert_uint_ne(mnl_attr_get_type(a), IFLA_VFINFO_LIST);
+	mnl_socket_close(nl);
+}
+END_TEST
 
 START_TEST(test_sys_get_layout)
 {
@@ -658,6 +882,10 @@ int main(void)
 	tcase_add_test(tc, test_ctl);
 	tcase_add_test(tc, test_rdmanl_flows);
 	tcase_add_test(tc, test_rdmanl_extack);
+	tcase_add_loop_test(tc, test_vf_errors, 0, N(vf_err_cases));
+	tcase_add_test(tc, test_vf_vlan_list);
+	tcase_add_test(tc, test_vf_partial_and_extra);
+	tcase_add_test(tc, test_vf_getlink);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

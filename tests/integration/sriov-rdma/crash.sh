@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A runtime timeout SIGKILLs ADD or DEL at any point: the next DEL still puts the node back as it was.
+# A runtime timeout SIGKILLs ADD or DEL at any point: the next DEL still puts the node back as it was, VF settings included.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 command -v strace >/dev/null || skip_all "strace not installed (it places the kills)"
-fx_setup --vfs 1
+fx_setup --vfs 1 --vf-info
 
 # The kill points: strace delivers SIGKILL on entry to the Nth call of one
 # syscall. Before and after every netlink request (the netdev and RDMA
@@ -61,7 +61,7 @@ crash_case() {
 }
 
 for rdma in false true; do
-	c=$(conf 1.0.0 ".rdma = $rdma")
+	c=$(conf 1.0.0 ".rdma = $rdma | .vlan = 100 | .spoofchk = \"off\"")
 	for verb in ADD DEL; do
 		for sc in ${syscalls[$verb]}; do
 			T_CTX="rdma $rdma" crash_case "$verb" "$sc" "$c"

@@ -1,17 +1,17 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# A late DEL of a dead pod must not touch the VF a new pod holds now.
+# A late DEL of a dead pod must not touch the VF a new pod holds now; the new pod gets the VF as it was before the dead one.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
-fx_setup --vfs 1
+fx_setup --vfs 1 --vf-info
 
 for rdma in false true; do
 	ctx="rdma: $rdma"
 	want_rdma=no
 	[ "$rdma" = true ] && want_rdma=yes
 	before=$(host_state)
-	c=$(conf 1.0.0 ".rdma = $rdma")
+	c=$(conf 1.0.0 ".rdma = $rdma | .vlan = 100 | .trust = \"on\"")
 
 	pod_new
 	cni ADD "$c"
@@ -19,9 +19,13 @@ for rdma in false true; do
 	a_cid=$CID a_netns=$NETNS a_pod=$POD a_del=$(with_prev "$c" "$OUT")
 	pod_die "$a_pod"
 
+	# pod B asks for another VLAN and no trust: A's settings must not stay
+	c=$(conf 1.0.0 ".rdma = $rdma | .vlan = 200")
 	pod_new
 	cni ADD "$c"
 	T_CTX="$ctx, pod B with A's VF" assert_added 1.0.0 "$want_rdma" || break
+	is "$(jq -c '.pf.vfs[0] | [.vlan, .trust]' "$RDMA_SIM_STATE")" "[200,false]" \
+		"$ctx: pod B's VF has B's VLAN and not A's trust"
 	b_del=$(with_prev "$c" "$OUT")
 	b_link=$(vf_link 0 "$POD")
 
@@ -34,6 +38,7 @@ for rdma in false true; do
 		is "$(rdma_visible "$POD")" mlx5_1 "$ctx: pod B keeps its RDMA device"
 	fi
 	nok "$ctx: pod A's IP is released" ipam_holds "$a_cid"
+	is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 200 "$ctx: pod B keeps its VLAN"
 
 	cni DEL "$b_del"
 	is "$RC" 0 "$ctx: DEL of pod B succeeds"

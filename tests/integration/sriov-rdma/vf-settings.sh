@@ -1,0 +1,79 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# VF settings through the PF (IFLA_VFINFO_LIST): set by ADD, the originals back after DEL, whatever DEL meets.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+
+fx_setup --vfs 2 --vf-info
+
+# pf_line I: VF I as iproute2 shows it in the PF's `ip link show` (an
+# independent reader of the VF info the PF reports).
+pf_line() {
+	LD_PRELOAD=$RDMASIM_LIB ip link show "$FX_PF" | grep -E "^ +vf $1 "
+}
+
+# vf_is I JQ-CHECK: the PF reports VF I's settings as JQ-CHECK wants.
+vf_is() {
+	jq -e ".pf.vfs[$1] | $2" "$RDMA_SIM_STATE" >/dev/null
+}
+
+# setting_case DESC JQ-SETTINGS JQ-CHECK IP-TEXT [BREAK]: ADD with the
+# settings sets them on VF $VF (the PF reports JQ-CHECK true, iproute2 shows
+# IP-TEXT); BREAK (optional) then hits the pod; DEL puts back everything.
+setting_case() {
+	local desc=$1 c before
+	pod_new
+	before=$(host_state)
+	c=$(conf 1.0.0 ".rdma = false | $2")
+	cni ADD "$c"
+	if is "$RC" 0 "$desc: ADD succeeds"; then
+		ok "$desc: the PF reports it on VF $VF" vf_is "$VF" "$3"
+		like "$(pf_line "$VF")" "$4" "$desc: ip link shows \"$4\" on vf $VF"
+		[ $# -lt 5 ] || "$5"
+		cni DEL "$(with_prev "$c" "$OUT")"
+		is "$RC" 0 "$desc: DEL succeeds"
+		is "$(host_state)" "$before" "$desc: DEL puts the VF and its settings back as they were"
+	fi
+	[ -e "$NETNS" ] && netns_del "$POD"
+}
+
+while IFS='~' read -r desc settings check text; do
+	setting_case "$desc" "$settings" "$check" "$text"
+done <<'EOF_SETTINGS'
+vlan and qos~.vlan = 100 | .vlanQoS = 3~.vlan == 100 and .qos == 3 and .vlan_proto == 33024~vlan 100, qos 3
+vlan 802.1ad~.vlan = 200 | .vlanProto = "802.1ad"~.vlan == 200 and .vlan_proto == 34984~vlan 200, vlan protocol 802.1ad
+admin MAC~.mac = "02:11:22:33:44:55"~.mac == "02:11:22:33:44:55"~link/ether 02:11:22:33:44:55
+spoofchk off~.spoofchk = "off"~.spoofchk == false~spoof checking off
+trust on~.trust = "on"~.trust == true~trust on
+link_state enable~.link_state = "enable"~.link_state == 1~link-state enable
+link_state disable~.link_state = "disable"~.link_state == 2~link-state disable
+rates~.min_tx_rate = 10 | .max_tx_rate = 1000~.min_tx_rate == 10 and .max_tx_rate == 1000~max_tx_rate 1000Mbps, min_tx_rate 10Mbps
+EOF_SETTINGS
+
+all='.vlan = 100 | .vlanQoS = 3 | .spoofchk = "off" | .trust = "on" | .link_state = "enable" | .min_tx_rate = 10 | .max_tx_rate = 1000'
+all_check='.vlan == 100 and .qos == 3 and .spoofchk == false and .trust == true and .link_state == 1 and .max_tx_rate == 1000'
+
+VF=1
+setting_case "the second VF" "$all" "$all_check" "vlan 100"
+is "$(jq -c '.pf.vfs[0]' "$RDMA_SIM_STATE")" \
+	'{"mac":"00:00:00:00:00:00","vlan":0,"qos":0,"vlan_proto":33024,"spoofchk":true,"trust":false,"link_state":0,"min_tx_rate":0,"max_tx_rate":0}' \
+	"the second VF: VF 0 was never touched"
+VF=0
+
+# The pod netns is gone before DEL: the kernel has returned the VF; the
+# state file still holds the original settings.
+# shellcheck disable=SC2317 # run through setting_case
+kill_pod() { pod_die "$POD"; }
+setting_case "DEL after the pod netns died" "$all" "$all_check" "vlan 100" kill_pod
+
+# A driver without ndo_set_vf_trust: the kernel sets the attributes before
+# trust, then refuses. ADD fails and puts back what had been set.
+sim lacks trust
+pod_new
+add_fails 104 "Operation not supported" "a PF driver without trust" "$(conf 1.0.0 ".rdma = false | $all")"
+like "$(jout .msg)" "trust on" "a PF driver without trust: the error names the settings"
+netns_del "$POD"
+setting_case "a PF driver without trust, no trust asked" ".vlan = 100" ".vlan == 100" "vlan 100"
+sim lacks
+
+done_testing

@@ -1,0 +1,565 @@
+// SPDX-License-Identifier: Apache-2.0
+/* The simulated PF's VF info over real rtnetlink sockets of the host netns.
+ * Requests are judged as the kernel's do_setvfinfo() (net/core/rtnetlink.c)
+ * and a driver's ndo_set_vf_* would: attributes in the kernel's order, each
+ * one applied before the next is looked at, so a refused one leaves those
+ * before it set. Replies carry what rtnl_fill_vfinfo() would. */
+#include <errno.h>
+#include <limits.h>
+#include <pthread.h>
+#include <stddef.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/ioctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <arpa/inet.h>
+#include <libmnl/libmnl.h>
+#include <linux/if_ether.h>
+#include <linux/if_link.h>
+#include <linux/rtnetlink.h>
+#include <linux/sockios.h>
+#include "state.h"
+#include "vfinfo.h"
+
+#define MAX_PENDING 32
+#define REPLY_MAX (64 * 1024)
+
+/* A datagram the simulator owes fd, or a kernel reply it must add VFs to. */
+static struct pending {
+	int fd;
+	bool splice;		/* the next kernel datagram is a GETLINK reply of the PF */
+	char *buf;		/* queued datagram, NULL when none */
+	size_t len;
+} pending[MAX_PENDING];
+static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+
+struct req {
+	struct rdmasim_pf *pf;
+	const struct nlmsghdr *nlh;
+};
+
+/* ---- which sockets and requests are ours ------------------------------- */
+
+static bool host_rtnl(int fd)
+{
+	int proto = 0, domain = 0, ns;
+	socklen_t len = sizeof(int);
+	struct stat st;
+	bool host;
+
+	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_NETLINK ||
+	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0 || proto != NETLINK_ROUTE)
+		return false;
+	ns = ioctl(fd, SIOCGSKNS);
+	if (ns < 0)
+		return false;
+	host = fstat(ns, &st) == 0 && st.st_ino == rdmasim_host_netns();
+	syscall(SYS_close, ns);
+	return host;
+}
+
+static const struct nlattr *find_attr(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(a) == type)
+			return a;
+	return NULL;
+}
+
+static bool only_attr(const struct nlmsghdr *nlh, uint16_t type)
+{
+	const struct nlattr *a;
+
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg))
+		if (mnl_attr_get_type(a) != type)
+			return false;
+	return true;
+}
+
+static const struct ifinfomsg *link_req(const void *buf, size_t len)
+{
+	const struct nlmsghdr *nlh = buf;
+
+	if (len < NLMSG_HDRLEN + sizeof(struct ifinfomsg) || nlh->nlmsg_len > len ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(struct ifinfomsg))
+		return NULL;
+	return mnl_nlmsg_get_payload(nlh);
+}
+
+/* ---- the driver: ndo_set_vf_* -------------------------------------------- */
+
+static int vf_of(struct rdmasim_pf *pf, uint32_t vf, unsigned int op, struct rdmasim_vf **out)
+{
+	if (vf >= INT_MAX || (int)vf >= pf->n_vfs)
+		return -EINVAL;
+	if (pf->lacks & op)
+		return -EOPNOTSUPP;
+	*out = &pf->vfs[vf];
+	return 0;
+}
+
+static int set_vlan(struct rdmasim_pf *pf, uint32_t vf, uint32_t vlan, uint32_t qos,
+		    uint16_t proto)
+{
+	struct rdmasim_vf *v;
+	int ret = vf_of(pf, vf, VFOP_VLAN, &v);
+
+	if (ret)
+		return ret;
+	if (vlan > 4095 || qos > 7)
+		return -EINVAL;
+	if (proto != ETH_P_8021Q && proto != ETH_P_8021AD)
+		return -EPROTONOSUPPORT;
+	v->vlan = vlan;
+	v->qos = qos;
+	v->vlan_proto = vlan || qos ? proto : ETH_P_8021Q;
+	return 0;
+}
+
+static int set_rate(struct rdmasim_pf *pf, uint32_t vf, uint32_t min, uint32_t max)
+{
+	struct rdmasim_vf *v;
+	int ret = vf_of(pf, vf, VFOP_RATE, &v);
+
+	if (ret)
+		return ret;
+	if (max && min > max)
+		return -EINVAL;
+	v->min_tx_rate = min;
+	v->max_tx_rate = max;
+	return 0;
+}
+
+static int do_mac(struct rdmasim_pf *pf, const void *data)
+{
+	const struct ifla_vf_mac *m = data;
+	struct rdmasim_vf *v;
+	int ret = vf_of(pf, m->vf, VFOP_MAC, &v);
+
+	if (ret)
+		return ret;
+	if (m->mac[0] & 1)		/* multicast */
+		return -EINVAL;
+	memcpy(v->mac, m->mac, sizeof(v->mac));
+	return 0;
+}
+
+static int do_vlan(struct rdmasim_pf *pf, const void *data)
+{
+	const struct ifla_vf_vlan *x = data;
+
+	return set_vlan(pf, x->vf, x->vlan, x->qos, ETH_P_8021Q);
+}
+
+static int do_vlan_list(struct rdmasim_pf *pf, const void *data)
+{
+	const struct nlattr *list = (const struct nlattr *)data - 1, *a;
+	const struct ifla_vf_vlan_info *first = NULL;
+	int n = 0;
+
+	mnl_attr_for_each_nested(a, list) {
+		if (mnl_attr_get_type(a) != IFLA_VF_VLAN_INFO ||
+		    mnl_attr_get_payload_len(a) < sizeof(*first))
+			return -EINVAL;
+		if (n++ >= MAX_VLAN_LIST_LEN)
+			return -EOPNOTSUPP;
+		first = first ? first : mnl_attr_get_payload(a);
+	}
+	if (!first)
+		return -EINVAL;
+	return set_vlan(pf, first->vf, first->vlan, first->qos, ntohs(first->vlan_proto));
+}
+
+static int do_tx_rate(struct rdmasim_pf *pf, const void *data)
+{
+	const struct ifla_vf_tx_rate *x = data;
+
+	if (x->vf >= INT_MAX || (int)x->vf >= pf->n_vfs)
+		return -EINVAL;
+	return set_rate(pf, x->vf, pf->vfs[x->vf].min_tx_rate, x->rate);
+}
+
+static int do_rate(struct rdmasim_pf *pf, const void *data)
+{
+	const struct ifla_vf_rate *x = data;
+
+	return set_rate(pf, x->vf, x->min_tx_rate, x->max_tx_rate);
+}
+
+/* An on/off setting: struct ifla_vf_spoofchk and ifla_vf_trust are both
+ * { vf, setting }. */
+static int set_switch(struct rdmasim_pf *pf, const void *data, unsigned int op, size_t field)
+{
+	const struct ifla_vf_trust *x = data;
+	struct rdmasim_vf *v;
+	int ret = vf_of(pf, x->vf, op, &v);
+
+	if (!ret)
+		*(bool *)((char *)v + field) = x->setting != 0;
+	return ret;
+}
+
+static int do_spoofchk(struct rdmasim_pf *pf, const void *data)
+{
+	return set_switch(pf, data, VFOP_SPOOFCHK, offsetof(struct rdmasim_vf, spoofchk));
+}
+
+static int do_link_state(struct rdmasim_pf *pf, const void *data)
+{
+	const struct ifla_vf_link_state *x = data;
+	struct rdmasim_vf *v;
+	int ret = vf_of(pf, x->vf, VFOP_LINK_STATE, &v);
+
+	if (!ret && x->link_state > IFLA_VF_LINK_STATE_DISABLE)
+		ret = -EINVAL;
+	if (!ret)
+		v->link_state = x->link_state;
+	return ret;
+}
+
+static int do_trust(struct rdmasim_pf *pf, const void *data)
+{
+	return set_switch(pf, data, VFOP_TRUST, offsetof(struct rdmasim_vf, trust));
+}
+
+static int unsupported(struct rdmasim_pf *pf, const void *data)
+{
+	(void)pf;
+	(void)data;
+	return -EOPNOTSUPP;
+}
+
+/* do_setvfinfo()'s order, with ifla_vf_policy's minimum lengths. */
+static const struct {
+	uint16_t type;
+	size_t min_len;
+	int (*set)(struct rdmasim_pf *pf, const void *data);
+} vf_attrs[] = {
+	{ IFLA_VF_MAC, sizeof(struct ifla_vf_mac), do_mac },
+	{ IFLA_VF_VLAN, sizeof(struct ifla_vf_vlan), do_vlan },
+	{ IFLA_VF_VLAN_LIST, 0, do_vlan_list },
+	{ IFLA_VF_TX_RATE, sizeof(struct ifla_vf_tx_rate), do_tx_rate },
+	{ IFLA_VF_RATE, sizeof(struct ifla_vf_rate), do_rate },
+	{ IFLA_VF_SPOOFCHK, sizeof(struct ifla_vf_spoofchk), do_spoofchk },
+	{ IFLA_VF_LINK_STATE, sizeof(struct ifla_vf_link_state), do_link_state },
+	{ IFLA_VF_RSS_QUERY_EN, sizeof(struct ifla_vf_rss_query_en), unsupported },
+	{ IFLA_VF_TRUST, sizeof(struct ifla_vf_trust), do_trust },
+	{ IFLA_VF_IB_NODE_GUID, sizeof(struct ifla_vf_guid), unsupported },
+	{ IFLA_VF_IB_PORT_GUID, sizeof(struct ifla_vf_guid), unsupported },
+};
+
+static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
+{
+	const struct nlattr *tb[IFLA_VF_MAX + 1] = { 0 }, *a;
+
+	mnl_attr_for_each_nested(a, info) {
+		if (mnl_attr_get_type(a) <= IFLA_VF_MAX)
+			tb[mnl_attr_get_type(a)] = a;
+	}
+	for (size_t i = 0; i < sizeof(vf_attrs) / sizeof(vf_attrs[0]); i++) {
+		a = tb[vf_attrs[i].type];
+		if (a && mnl_attr_get_payload_len(a) < vf_attrs[i].min_len)
+			return -ERANGE;
+	}
+	for (size_t i = 0; i < sizeof(vf_attrs) / sizeof(vf_attrs[0]); i++) {
+		int ret;
+
+		a = tb[vf_attrs[i].type];
+		if (!a)
+			continue;
+		ret = vf_attrs[i].set(pf, mnl_attr_get_payload(a));
+		if (ret)
+			return ret;
+	}
+	return 0;
+}
+
+/* do_setlink(): every IFLA_VF_INFO in turn; the first refusal ends it. */
+static int set_vfinfo_list(struct rdmasim_pf *pf, const struct nlattr *list)
+{
+	const struct nlattr *info;
+	int ret = 0;
+
+	mnl_attr_for_each_nested(info, list) {
+		if (mnl_attr_get_type(info) != IFLA_VF_INFO ||
+		    mnl_attr_get_payload_len(info) < NLA_HDRLEN)
+			return -EINVAL;
+		ret = set_vf_info(pf, info);
+		if (ret)
+			return ret;
+	}
+	return ret;
+}
+
+/* ---- replies --------------------------------------------------------------- */
+
+static void queue(int fd, char *buf, size_t len)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (pending[i].fd == fd && (pending[i].buf || pending[i].splice)) {
+			free(pending[i].buf);
+			pending[i] = (struct pending){ .fd = fd, .buf = buf, .len = len };
+			buf = NULL;
+			break;
+		}
+	}
+	for (int i = 0; buf && i < MAX_PENDING; i++) {
+		if (!pending[i].buf && !pending[i].splice) {
+			pending[i] = (struct pending){ .fd = fd, .buf = buf, .len = len };
+			buf = NULL;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+	free(buf);
+}
+
+static void mark_splice(int fd)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (!pending[i].buf && !pending[i].splice) {
+			pending[i] = (struct pending){ .fd = fd, .splice = true };
+			break;
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
+
+/* netlink_ack(): the error and the request's header. */
+static void ack(int fd, const struct nlmsghdr *req, int err)
+{
+	char *buf = calloc(1, MNL_SOCKET_BUFFER_SIZE);
+	struct nlmsghdr *nlh;
+	struct nlmsgerr *e;
+
+	if (!buf)
+		return;
+	nlh = mnl_nlmsg_put_header(buf);
+	nlh->nlmsg_type = NLMSG_ERROR;
+	nlh->nlmsg_flags = NLM_F_CAPPED;	/* the request's header only */
+	nlh->nlmsg_seq = req->nlmsg_seq;
+	nlh->nlmsg_pid = req->nlmsg_pid;
+	e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
+	e->error = err;
+	e->msg = *req;
+	queue(fd, buf, nlh->nlmsg_len);
+}
+
+/* nla_nest_start_noflag(): these nests carry no NLA_F_NESTED, as the
+ * kernel sends them (iproute2 reads them that way). */
+static struct nlattr *nest_start(struct nlmsghdr *nlh, uint16_t type)
+{
+	struct nlattr *a = mnl_nlmsg_get_payload_tail(nlh);
+
+	a->nla_type = type;
+	nlh->nlmsg_len += MNL_ALIGN(sizeof(struct nlattr));
+	return a;
+}
+
+static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i)
+{
+	const struct rdmasim_vf *v = &pf->vfs[i];
+	struct ifla_vf_mac mac = { .vf = i };
+	struct ifla_vf_vlan vlan = { .vf = i, .vlan = v->vlan, .qos = v->qos };
+	struct ifla_vf_rate rate = { .vf = i, .min_tx_rate = v->min_tx_rate,
+				     .max_tx_rate = v->max_tx_rate };
+	struct ifla_vf_tx_rate tx = { .vf = i, .rate = v->max_tx_rate };
+	/* the kernel reports -1 where the driver has no such setting */
+	struct ifla_vf_spoofchk spoof = { .vf = i, .setting = pf->lacks & VFOP_SPOOFCHK ? (uint32_t)-1 : v->spoofchk };
+	struct ifla_vf_trust trust = { .vf = i, .setting = pf->lacks & VFOP_TRUST ? (uint32_t)-1 : v->trust };
+	struct ifla_vf_link_state ls = { .vf = i, .link_state = v->link_state };
+	struct ifla_vf_vlan_info vi = { .vf = i, .vlan = v->vlan, .qos = v->qos,
+					.vlan_proto = htons(v->vlan_proto) };
+	struct nlattr *info = nest_start(nlh, IFLA_VF_INFO), *list;
+
+	memcpy(mac.mac, v->mac, sizeof(v->mac));
+	mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(mac), &mac);
+	mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(vlan), &vlan);
+	mnl_attr_put(nlh, IFLA_VF_RATE, sizeof(rate), &rate);
+	mnl_attr_put(nlh, IFLA_VF_TX_RATE, sizeof(tx), &tx);
+	mnl_attr_put(nlh, IFLA_VF_SPOOFCHK, sizeof(spoof), &spoof);
+	mnl_attr_put(nlh, IFLA_VF_LINK_STATE, sizeof(ls), &ls);
+	mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
+	list = nest_start(nlh, IFLA_VF_VLAN_LIST);
+	mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
+	mnl_attr_nest_end(nlh, list);
+	mnl_attr_nest_end(nlh, info);
+}
+
+/* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST. */
+static void add_vfs(const char *path, char *buf, size_t *len)
+{
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+	const struct ifinfomsg *ifi = link_req(buf, *len);
+	struct rdmasim_state *st = malloc(sizeof(*st));
+	struct nlattr *list;
+	int fd;
+
+	if (!st || !ifi || nlh->nlmsg_type != RTM_NEWLINK)
+		goto out;
+	fd = rdmasim_lock(path);
+	if (fd < 0 || rdmasim_load(path, st) || (uint32_t)ifi->ifi_index != st->pf.ifindex) {
+		rdmasim_unlock(fd);
+		goto out;
+	}
+	rdmasim_unlock(fd);
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
+	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)st->pf.n_vfs);
+	list = nest_start(nlh, IFLA_VFINFO_LIST);
+	for (int i = 0; i < st->pf.n_vfs; i++)
+		put_vf(nlh, &st->pf, (uint32_t)i);
+	mnl_attr_nest_end(nlh, list);
+	*len = nlh->nlmsg_len;
+out:
+	free(st);
+}
+
+/* ---- the two directions ---------------------------------------------------- */
+
+/* RTM_SETLINK / RTM_NEWLINK carrying only IFLA_VFINFO_LIST for the PF. */
+static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
+			const struct ifinfomsg *ifi)
+{
+	struct rdmasim_state *st;
+	int lockfd, ret;
+
+	if ((nlh->nlmsg_type != RTM_SETLINK && nlh->nlmsg_type != RTM_NEWLINK) ||
+	    !find_attr(nlh, IFLA_VFINFO_LIST))
+		return false;
+	st = malloc(sizeof(*st));
+	lockfd = st ? rdmasim_lock(path) : -ENOMEM;
+	if (lockfd < 0 || rdmasim_load(path, st) || !st->pf.name[0] ||
+	    (uint32_t)ifi->ifi_index != st->pf.ifindex) {
+		rdmasim_unlock(lockfd);
+		free(st);
+		return false;
+	}
+	/* extra attributes would be the kernel's to apply: not simulated */
+	ret = only_attr(nlh, IFLA_VFINFO_LIST) ?
+	      set_vfinfo_list(&st->pf, find_attr(nlh, IFLA_VFINFO_LIST)) : -EOPNOTSUPP;
+	/* what was set before a refusal stays set, as in the kernel */
+	if (rdmasim_save(path, st) && ret == 0)
+		ret = -EIO;
+	rdmasim_unlock(lockfd);
+	free(st);
+	if (ret || (nlh->nlmsg_flags & NLM_F_ACK))
+		ack(fd, nlh, ret);
+	return true;
+}
+
+/* RTM_GETLINK of one link asking for VF info: the kernel answers, we add. */
+static void get_request(int fd, const struct nlmsghdr *nlh)
+{
+	const struct nlattr *mask = find_attr(nlh, IFLA_EXT_MASK);
+
+	if (nlh->nlmsg_type == RTM_GETLINK && !(nlh->nlmsg_flags & NLM_F_DUMP) && mask &&
+	    mnl_attr_get_payload_len(mask) >= sizeof(uint32_t) &&
+	    (mnl_attr_get_u32(mask) & RTEXT_FILTER_VF))
+		mark_splice(fd);
+}
+
+bool vfinfo_send(const char *path, int fd, const void *buf, size_t len)
+{
+	const struct ifinfomsg *ifi = link_req(buf, len);
+
+	if (!path || !ifi || !host_rtnl(fd))
+		return false;
+	if (set_request(path, fd, buf, ifi))
+		return true;
+	get_request(fd, buf);
+	return false;
+}
+
+static struct pending *find(int fd)
+{
+	for (int i = 0; i < MAX_PENDING; i++)
+		if (pending[i].fd == fd && (pending[i].buf || pending[i].splice))
+			return &pending[i];
+	return NULL;
+}
+
+/* recvmsg() of a queued datagram: MSG_PEEK keeps it, MSG_TRUNC gives its length. */
+static ssize_t serve(struct pending *p, struct msghdr *msg, int flags)
+{
+	size_t off = 0;
+
+	for (size_t i = 0; i < msg->msg_iovlen && off < p->len; i++) {
+		size_t n = msg->msg_iov[i].iov_len < p->len - off ? msg->msg_iov[i].iov_len :
+								    p->len - off;
+
+		memcpy(msg->msg_iov[i].iov_base, p->buf + off, n);
+		off += n;
+	}
+	msg->msg_flags = off < p->len ? MSG_TRUNC : 0;
+	msg->msg_controllen = 0;
+	if (msg->msg_name && msg->msg_namelen >= sizeof(struct sockaddr_nl)) {
+		*(struct sockaddr_nl *)msg->msg_name = (struct sockaddr_nl){ .nl_family = AF_NETLINK };
+		msg->msg_namelen = sizeof(struct sockaddr_nl);
+	}
+	off = (flags & MSG_TRUNC) ? p->len : off;
+	if (!(flags & MSG_PEEK)) {
+		free(p->buf);
+		*p = (struct pending){ .fd = -1 };
+	}
+	return (ssize_t)off;
+}
+
+/* The kernel's next datagram, read whole into our buffer, with the VFs added. */
+static int fetch(const char *path, int fd, struct pending *p, vfinfo_recvmsg_t kernel)
+{
+	char *buf = malloc(REPLY_MAX);
+	struct iovec iov = { buf, REPLY_MAX / 2 };
+	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
+	ssize_t n;
+
+	if (!buf)
+		return -ENOMEM;
+	n = kernel(fd, &m, 0);
+	if (n < 0) {
+		int err = errno;
+
+		free(buf);
+		*p = (struct pending){ .fd = -1 };
+		errno = err;
+		return -1;
+	}
+	p->len = (size_t)n;
+	add_vfs(path, buf, &p->len);
+	p->buf = buf;
+	p->splice = false;
+	return 0;
+}
+
+ssize_t vfinfo_recv(const char *path, int fd, struct msghdr *msg, int flags,
+		    vfinfo_recvmsg_t kernel)
+{
+	struct pending *p;
+	ssize_t ret;
+
+	pthread_mutex_lock(&lock);
+	p = find(fd);
+	if (p && p->splice && fetch(path, fd, p, kernel) < 0) {
+		pthread_mutex_unlock(&lock);
+		return -1;
+	}
+	ret = p ? serve(p, msg, flags) : -2;
+	pthread_mutex_unlock(&lock);
+	return ret == -2 ? kernel(fd, msg, flags) : ret;
+}
+
+void vfinfo_close(int fd)
+{
+	pthread_mutex_lock(&lock);
+	for (int i = 0; i < MAX_PENDING; i++) {
+		if (pending[i].fd == fd && (pending[i].buf || pending[i].splice)) {
+			free(pending[i].buf);
+			pending[i] = (struct pending){ .fd = -1 };
+		}
+	}
+	pthread_mutex_unlock(&lock);
+}
