@@ -875,22 +875,9 @@ int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct 
 	return ret;
 }
 
-/* "vlan 100, spoofchk off": the settings in mask, for error messages. */
-static void say_settings(char *buf, size_t size, const struct vf_config *cfg, unsigned int mask)
-{
-	size_t i, len = 0;
-
-	buf[0] = '\0';
-	for (i = 0; i < sizeof(vf_settings) / sizeof(vf_settings[0]) && len < size; i++) {
-		if (!(mask & vf_settings[i].field))
-			continue;
-		if (len)
-			len += snprintf(buf + len, size - len, ", ");
-		if (len < size)
-			len += vf_settings[i].say(buf + len, size - len, cfg);
-	}
-}
-
+/* One request per setting, in the table's order: a refusal names the one
+ * setting the PF's driver refused; those before it stay set (the caller
+ * puts them back). */
 int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
 		unsigned int mask, struct cni_err *err)
 {
@@ -905,13 +892,17 @@ int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_con
 	ret = link_get_by_index(s, pf_ifindex, &pf);
 	if (ret < 0)
 		return fail(s, err, ret, "failed to find PF link %d", pf_ifindex);
-	ret = vf_msg(pf_ifindex, vf, cfg, mask, &msg);
-	if (ret == 0)
-		ret = request(s, msg, NULL, NULL);
-	nlmsg_free(msg);
-	if (ret < 0) {
-		say_settings(what, sizeof(what), cfg, mask);
-		return fail(s, err, ret, "failed to set %s on VF %d of PF %s", what, vf, pf.name);
+	for (size_t i = 0; i < sizeof(vf_settings) / sizeof(vf_settings[0]); i++) {
+		if (!(mask & vf_settings[i].field))
+			continue;
+		ret = vf_msg(pf_ifindex, vf, cfg, vf_settings[i].field, &msg);
+		if (ret == 0)
+			ret = request(s, msg, NULL, NULL);
+		nlmsg_free(msg);
+		if (ret < 0) {
+			vf_settings[i].say(what, sizeof(what), cfg);
+			return fail(s, err, ret, "failed to set %s on VF %d of PF %s", what, vf, pf.name);
+		}
 	}
 	return 0;
 }

@@ -87,13 +87,14 @@ enum vf_field {
 /* Reads VF vf of PF pf_ifindex. -ENOENT when the PF reports no VF info
  * (e.g. a veth stand-in) or no entry for that VF. */
 int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out);
-/* Applies the fields in mask, one RTM_SETLINK. The error names the PF, the
- * VF index and the setting, with the kernel's extack text in details. */
+/* Applies the fields in mask, one RTM_SETLINK each (enum vf_field order), so
+ * the error names the one setting refused, with the PF, the VF index and the
+ * kernel's extack text in details. Fields before the refused one stay set. */
 int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
 		unsigned int mask, struct cni_err *err);
 
-/* For unit tests: encodes the RTM_SETLINK request link_vf_set would send
- * into buf (a struct nlmsghdr); returns its length or -errno. */
+/* For unit tests: encodes the RTM_SETLINK for the fields in mask (link_vf_set
+ * sends one per field) into buf (a struct nlmsghdr); returns its length or -errno. */
 int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct vf_config *cfg,
 		   unsigned int mask);
 /* For unit tests: reads VF vf from an RTM_NEWLINK (or the request above: the

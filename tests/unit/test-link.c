@@ -450,8 +450,8 @@ static const struct {
 	{ VF_TRUST, ETH_P_8021Q, "failed to set trust on on VF 2 of PF vA" },
 	{ VF_LINK_STATE, ETH_P_8021Q, "failed to set link_state disable on VF 2 of PF vA" },
 	{ VF_RATE, ETH_P_8021Q, "failed to set min_tx_rate 10 max_tx_rate 2500 on VF 2 of PF vA" },
-	{ VF_MAC | VF_TRUST, ETH_P_8021Q,
-	  "failed to set mac 02:11:22:33:44:55, trust on on VF 2 of PF vA" },
+	/* one request per setting: the first refused is the one named */
+	{ VF_MAC | VF_TRUST, ETH_P_8021Q, "failed to set mac 02:11:22:33:44:55 on VF 2 of PF vA" },
 };
 
 START_TEST(test_vf_set_veth)

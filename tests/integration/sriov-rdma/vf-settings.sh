@@ -66,12 +66,13 @@ VF=0
 kill_pod() { pod_die "$POD"; }
 setting_case "DEL after the pod netns died" "$all" "$all_check" "vlan 100" kill_pod
 
-# A driver without ndo_set_vf_trust: the kernel sets the attributes before
-# trust, then refuses. ADD fails and puts back what had been set.
+# A driver without ndo_set_vf_trust: the settings before trust are set, trust
+# is refused. ADD fails naming trust, and puts back what had been set.
 sim lacks trust
 pod_new
 add_fails 104 "Operation not supported" "a PF driver without trust" "$(conf 1.0.0 ".rdma = false | $all")"
-like "$(jout .msg)" "trust on" "a PF driver without trust: the error names the settings"
+like "$(jout .msg)" "failed to set trust on on VF 0 of PF $FX_PF: Operation not supported" \
+	"a PF driver without trust: the error names that setting alone"
 netns_del "$POD"
 setting_case "a PF driver without trust, no trust asked" ".vlan = 100" ".vlan == 100" "vlan 100"
 sim lacks
