@@ -33,7 +33,9 @@ static struct pending {
 	char *buf;		/* queued datagram, NULL when none */
 	size_t len;
 } pending[MAX_PENDING];
-static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+/* Recursive: a sanitizer's report may close() a file (our close() hook
+ * takes the lock) while this thread holds it. */
+static pthread_mutex_t lock = PTHREAD_RECURSIVE_MUTEX_INITIALIZER_NP;
 
 struct req {
 	struct rdmasim_pf *pf;
@@ -492,7 +494,8 @@ static ssize_t serve(struct pending *p, struct msghdr *msg, int flags)
 		size_t n = msg->msg_iov[i].iov_len < p->len - off ? msg->msg_iov[i].iov_len :
 								    p->len - off;
 
-		memcpy(msg->msg_iov[i].iov_base, p->buf + off, n);
+		if (n)		/* a size probe passes no buffer (iproute2) */
+			memcpy(msg->msg_iov[i].iov_base, p->buf + off, n);
 		off += n;
 	}
 	msg->msg_flags = off < p->len ? MSG_TRUNC : 0;
