@@ -85,19 +85,18 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 /* A VF the kernel returned from a dead pod still carries that pod's alias
  * and VF settings. With that attachment's state file, its host side is
  * undone first, as its DEL would (its address stays for its own DEL or GC),
- * so this pod gets the VF as it was before the dead one. */
-static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
+ * so this pod gets the VF as it was before the dead one. 1 when it did. */
+static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a,
+			    const struct link_info *link, struct cni_err *err)
 {
 	char host_ifname[IFNAMSIZ], owner[NETCONF_NAME_MAX];
 	struct attach *old = NULL;
-	struct link_info link;
 	int ret;
 
-	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
-	    attach_alias_parse(link.alias, host_ifname, owner, sizeof(owner)) < 0 ||
+	if (attach_alias_parse(link->alias, host_ifname, owner, sizeof(owner)) < 0 ||
 	    !strcmp(owner, a->containerid))
 		return 0;
-	ret = attach_new_saved(ctx, owner, link.name, &old, err);
+	ret = attach_new_saved(ctx, owner, link->name, &old, err);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) == 0)
@@ -106,10 +105,24 @@ static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a, stru
 		log_info("VF %s came back from the dead pod of %s: put back as %s first", a->vf.bdf,
 			 owner, old->host_ifname);
 		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
+		ret = 1;
 	} else {
 		cni_err_wrap(err, "VF %s came back from the dead pod of %s", a->vf.bdf, owner);
 	}
 	attach_free(old);
+	return ret;
+}
+
+/* The VF netdev in the host, after putting back one a dead pod left. */
+static int find_host(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+	int ret = netdev_find_host(a, &link, err);
+
+	if (ret == 0)
+		ret = reclaim_returned(ctx, a, &link, err);
+	if (ret == 1)
+		ret = netdev_find_host(a, &link, err);
 	return ret;
 }
 
@@ -124,11 +137,9 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 	if (ret == 0)
 		ret = vf_resolve(a, err);
 	if (ret == 0)
-		ret = reclaim_returned(ctx, a, err);
-	if (ret == 0)
 		ret = detect_chained(a, err);
 	if (ret == 0 && !a->chained)
-		ret = netdev_find_host(a, err);
+		ret = find_host(ctx, a, err);
 	if (ret == 0)
 		ret = check_ifname_free(a, err);
 	if (ret == 0)

@@ -52,6 +52,7 @@ struct attach {
 	struct link_sock *host_nl;
 	struct link_sock *pod_nl;
 	int lock_fd;
+	int host_ifindex;		/* ADD: the VF netdev in the host (prepare) */
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
 	bool vf_set;			/* ADD: vf_apply sets conf.vf on the PF */
 	bool from_state;		/* DEL: a state file named this attachment */
