@@ -46,27 +46,27 @@ npids=()
 for n in 1 2 3 4; do node "$n" & npids+=($!); done
 wait "${npids[@]}"
 
-check "all 64 ADDs succeeded" test "$(cat "$TMP"/add.* | grep -c '^0 ')" -eq 64
+ok "all 64 ADDs succeeded" test "$(cat "$TMP"/add.* | grep -c '^0 ')" -eq 64
 addrs=$(cat "$TMP"/add.* | sed 's/^0 //' | jq -r '.ips[0].address')
-check "64 distinct addresses" test "$(sort -u <<<"$addrs" | wc -l)" -eq 64
-check "all in the /24" test "$(grep -c '^198\.51\.100\.[0-9]*/24$' <<<"$addrs")" -eq 64
-check "etcd holds exactly those 64" test "$(held "$EP" "$PFX" | tr '\n' ' ')" = "$(sed 's|/24||' <<<"$addrs" | sort | tr '\n' ' ')"
-check "the store is consistent" consistent "$EP" "$PFX"
-check "each lease names its node" \
+ok "64 distinct addresses" test "$(sort -u <<<"$addrs" | wc -l)" -eq 64
+ok "all in the /24" test "$(grep -c '^198\.51\.100\.[0-9]*/24$' <<<"$addrs")" -eq 64
+ok "etcd holds exactly those 64" test "$(held "$EP" "$PFX" | tr '\n' ' ')" = "$(sed 's|/24||' <<<"$addrs" | sort | tr '\n' ' ')"
+ok "the store is consistent" consistent "$EP" "$PFX"
+ok "each lease names its node" \
 	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | "\(.v.containerID | sub("-.*"; "")) \(.v.node)"' | sort -u | awk '{print $2}' | sed 's/-[0-9]*$//' | tr '\n' ' ')" = "ippool-n1 ippool-n2 ippool-n3 ippool-n4 "
 echo "# highest address handed out: $(sed 's|/24||' <<<"$addrs" | sort -t. -k4 -n | tail -1)"
 
 # node 2 deletes half of node 1's attachments: DEL needs no local state
 freed=$(for i in $(seq 8); do sed 's/^0 //' "$TMP/add.1.$i" | jq -r '.ips[0].address' | sed 's|/24||'; done)
 for i in $(seq 8); do on 2 DEL "$(nodecf 2)" "n1-c$i"; done
-check "DEL from another node releases" test "$(held "$EP" "$PFX" | wc -l)" -eq 56
+ok "DEL from another node releases" test "$(held "$EP" "$PFX" | wc -l)" -eq 56
 # Lost races in the burst may have left holes below the freed addresses:
 # the next ADD takes the lowest free address, wherever it is.
 taken=$(held "$EP" "$PFX")
-check "none of the DEL'd addresses is held any more" test -z "$(grep -xF -f <(echo "$freed") <<<"$taken")"
+ok "none of the DEL'd addresses is held any more" test -z "$(grep -xF -f <(echo "$freed") <<<"$taken")"
 lowest=$(for x in $(seq 1 254); do grep -qx "198.51.100.$x" <<<"$taken" || { echo "198.51.100.$x"; break; }; done)
 on 3 ADD "$(nodecf 3)" n3-new
-check "a DEL'd or never-used address is reused from yet another node, the lowest free" \
+ok "a DEL'd or never-used address is reused from yet another node, the lowest free" \
 	test "$(ips | sed 's|/24||')" = "$lowest"
 
 # gcvalid NODE IDS...: a GC config with these valid attachments.
@@ -79,16 +79,16 @@ gcvalid() {
 
 # node 3's runtime knows only 8 of its 16 pods: GC frees node 3's other 9
 on 3 GC "$(gcvalid 3 $(for i in $(seq 8); do echo "n3-c$i"; done))" unused
-check "GC on node 3 succeeds" test "$RC" -eq 0
-check "it released node 3's unknown attachments only" \
+ok "GC on node 3 succeeds" test "$RC" -eq 0
+ok "it released node 3's unknown attachments only" \
 	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sed 's/-.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')" = "n1=8 n2=16 n3=8 n4=16 "
 
 # node 1 lost its local state (new dataDir): its GC still finds its leases
 on 1 GC "$(jq -c '.ipam.dataDir = "'$TMP/wiped'"' <<<"$(gcvalid 1 n1-c9 n1-c10)")" unused
-check "GC on node 1 with its local state gone succeeds" test "$RC" -eq 0
-check "it kept node 1's two valid attachments and every other node's" \
+ok "GC on node 1 with its local state gone succeeds" test "$RC" -eq 0
+ok "it kept node 1's two valid attachments and every other node's" \
 	test "$(dump "$EP" "$PFX" | jq -r '.[] | select(.k | test("/o/")) | .v.containerID' | sed 's/-.*//' | sort | uniq -c | awk '{print $2 "=" $1}' | tr '\n' ' ')" = "n1=2 n2=16 n3=8 n4=16 "
-check "42 addresses held after GC" test "$(held "$EP" "$PFX" | wc -l)" -eq 42
-check "the store is consistent after GC" consistent "$EP" "$PFX"
+ok "42 addresses held after GC" test "$(held "$EP" "$PFX" | wc -l)" -eq 42
+ok "the store is consistent after GC" consistent "$EP" "$PFX"
 
-finish
+done_testing

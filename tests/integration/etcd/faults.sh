@@ -18,10 +18,10 @@ cf() {
 # Two endpoints, one dead: both orders work.
 two=0
 for eps in "[\"$DEAD\",\"$F\"]" "[\"$F\",\"$DEAD\"]"; do
-	check "ADD with a dead endpoint in $eps succeeds" add_is "$(cf "$PFX/two" "$eps")" "t-$RANDOM" "198.51.100.$((++two))/24"
+	ok "ADD with a dead endpoint in $eps succeeds" add_is "$(cf "$PFX/two" "$eps")" "t-$RANDOM" "198.51.100.$((++two))/24"
 done
 run DEL "$(cf "$PFX/two" "[\"$DEAD\",\"$F\"]")" t-none
-check "DEL with a dead endpoint succeeds" test "$RC" -eq 0
+ok "DEL with a dead endpoint succeeds" test "$RC" -eq 0
 
 # burst PREFIX TAG: 8 workers, 6 ADDs each one after the other, results in
 # $TMP/TAG.W-I; returns once 8 have answered, the rest still running (BURST).
@@ -50,17 +50,17 @@ settle() {
 			want+="$(sed 's/^0 //' "$f" | jq -r '.ips[0].address' | sed 's|/24||')"$'\n'
 		fi
 	done
-	check "$tag: failed ADDs said 11 and named the endpoint" \
+	ok "$tag: failed ADDs said 11 and named the endpoint" \
 		test "$(grep -hv '^0 ' "$TMP/$tag".* | sed 's/^[^ ]* //' | jq -r 'select(.code != 11 or (.msg | contains("'"$F"'") | not)) | .code' | wc -l)" -eq 0
-	check "$tag: no address held twice, every one by its lease" consistent "$F" "$p"
+	ok "$tag: no address held twice, every one by its lease" consistent "$F" "$p"
 	for f in "$TMP/$tag".*; do
 		[ "$(cut -d' ' -f1 "$f")" = 0 ] || run DEL "$(cf "$p" "[\"$F\"]")" "$tag-${f##*.}"
 	done
 	run GC "$(jq -c --argjson v "[${valid%,}]" '. + {"cni.dev/valid-attachments":$v}' <<<"$(cf "$p" "[\"$F\"]" 1.1.0)")" unused
-	check "$tag: GC succeeds" test "$RC" -eq 0
-	check "$tag: held addresses are exactly those of the $good good ADDs" \
+	ok "$tag: GC succeeds" test "$RC" -eq 0
+	ok "$tag: held addresses are exactly those of the $good good ADDs" \
 		test "$(held "$F" "$p" | tr '\n' ' ')" = "$(sort <<<"${want%$'\n'}" | grep . | tr '\n' ' ')"
-	check "$tag: consistent after DEL and GC" consistent "$F" "$p"
+	ok "$tag: consistent after DEL and GC" consistent "$F" "$p"
 	echo "# $tag: $good of 48 ADDs succeeded"
 }
 
@@ -68,8 +68,8 @@ settle() {
 burst "$PFX/stop" stop
 etcd_pause "$F_PID"
 run ADD "$(cf "$PFX/stop" "[\"$F\"]")" stop-probe
-check "ADD while etcd is frozen fails with 11" failed_with 11
-check "the message names the endpoint" grep -qF "$F" <<<"$(msg)"
+ok "ADD while etcd is frozen fails with 11" failed_with 11
+ok "the message names the endpoint" grep -qF "$F" <<<"$(msg)"
 wait "${BURST[@]}"
 etcd_resume "$F_PID"
 etcd_wait "$F" "$F_DIR" || true
@@ -81,7 +81,7 @@ burst "$PFX/kill" kill
 { kill -9 "$F_PID"; wait "$F_PID"; } 2>/dev/null
 wait "${BURST[@]}"
 run ADD "$(cf "$PFX/kill" "[\"$F\"]")" kill-probe
-check "ADD while etcd is down fails with 11 naming the endpoint" \
+ok "ADD while etcd is down fails with 11 naming the endpoint" \
 	test "$(code)" = 11 -a -n "$(msg | grep -F "$F")"
 etcd_restart F || exit 1
 run DEL "$(cf "$PFX/kill" "[\"$F\"]")" kill-probe
@@ -90,15 +90,15 @@ settle "$PFX/kill" kill
 # Quorum lost: two of three members frozen, the third still answers TCP.
 etcd_cluster Q || exit 1
 QA="[\"$Q_1\",\"$Q_2\",\"$Q_3\"]"
-check "ADD on a three-member cluster" add_is "$(cf "$PFX/q" "$QA")" q-1 "198.51.100.1/24"
+ok "ADD on a three-member cluster" add_is "$(cf "$PFX/q" "$QA")" q-1 "198.51.100.1/24"
 etcd_pause "$Q_PID_2"
 etcd_pause "$Q_PID_3"
 run ADD "$(cf "$PFX/q" "[\"$Q_1\"]")" q-2
 echo "# $(msg)"
-check "ADD without quorum fails with 11" failed_with 11
-check "the message names the member asked" grep -qF "$Q_1" <<<"$(msg)"
+ok "ADD without quorum fails with 11" failed_with 11
+ok "the message names the member asked" grep -qF "$Q_1" <<<"$(msg)"
 run DEL "$(cf "$PFX/q" "[\"$Q_1\"]")" q-1
-check "DEL without quorum fails with 11 too" failed_with 11
+ok "DEL without quorum fails with 11 too" failed_with 11
 etcd_resume "$Q_PID_2"
 etcd_resume "$Q_PID_3"
 # A new leader takes a moment: wait for health, then retry as a runtime would.
@@ -107,9 +107,9 @@ for _ in 1 2 3 4 5; do
 	run DEL "$(cf "$PFX/q" "$QA")" q-2
 	[ "$RC" -eq 0 ] && break
 done
-check "with quorum back, DEL of the failed ADD succeeds" test "$RC" -eq 0
-check "and the store holds just the first lease" \
+ok "with quorum back, DEL of the failed ADD succeeds" test "$RC" -eq 0
+ok "and the store holds just the first lease" \
 	test "$(held "$Q_1" "$PFX/q" | tr '\n' ' ')" = "198.51.100.1 "
-check "consistent after quorum loss" consistent "$Q_1" "$PFX/q"
+ok "consistent after quorum loss" consistent "$Q_1" "$PFX/q"
 
-finish
+done_testing

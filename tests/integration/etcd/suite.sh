@@ -11,60 +11,60 @@ S=$(estore "[\"$EP\"]" "$PFX/a")
 V4='{"type":"ippool","store":'$S',"range":"192.0.2.0/28","exclude":["192.0.2.1","192.0.2.4/31"],"gateway":"192.0.2.14"}'
 C=$(conf net-a "$V4")
 
-check "first ADD gets the lowest free address" add_is "$C" c1 "192.0.2.2/28"
-check "ADD again for the same attachment returns the same address" add_is "$C" c1 "192.0.2.2/28"
-check "another ifname of the same container gets its own address" add_is "$C" c1 "192.0.2.3/28" net2
-check "excluded addresses are skipped" add_is "$C" c2 "192.0.2.6/28"
-check "etcd holds the three reservations" test "$(held "$EP" "$PFX/a" | tr '\n' ' ')" = "192.0.2.2 192.0.2.3 192.0.2.6 "
+ok "first ADD gets the lowest free address" add_is "$C" c1 "192.0.2.2/28"
+ok "ADD again for the same attachment returns the same address" add_is "$C" c1 "192.0.2.2/28"
+ok "another ifname of the same container gets its own address" add_is "$C" c1 "192.0.2.3/28" net2
+ok "excluded addresses are skipped" add_is "$C" c2 "192.0.2.6/28"
+ok "etcd holds the three reservations" test "$(held "$EP" "$PFX/a" | tr '\n' ' ')" = "192.0.2.2 192.0.2.3 192.0.2.6 "
 run ADD "$C" c3 net1 "IgnoreUnknown=1;K8S_POD_NAMESPACE=ns1;K8S_POD_NAME=pod-3;K8S_POD_UID=uid-3"
-check "the lease records the pod" test "$(dump "$EP" "$PFX/a" | jq -r '.[] | select(.k | endswith("/o/c3/net1")) | .v.podName')" = pod-3
+ok "the lease records the pod" test "$(dump "$EP" "$PFX/a" | jq -r '.[] | select(.k | endswith("/o/c3/net1")) | .v.podName')" = pod-3
 
 # fill the pool: exhaustion leaves nothing half-written in etcd
 for i in 4 5 6 7 8 9; do run ADD "$C" "c$i"; done
-check "the pool is full" test "$(held "$EP" "$PFX/a" | wc -l)" -eq 10
+ok "the pool is full" test "$(held "$EP" "$PFX/a" | wc -l)" -eq 10
 run ADD "$C" c12
-check "exhaustion fails with 110 naming the range" \
+ok "exhaustion fails with 110 naming the range" \
 	test "$(code)" = 110 -a "$(msg)" = "no free address in 192.0.2.0/28 (192.0.2.1..192.0.2.14, 4 excluded)"
-check "nothing was reserved for the failed ADD" test "$(held "$EP" "$PFX/a" | wc -l)" -eq 10
-check "the store is consistent" consistent "$EP" "$PFX/a"
+ok "nothing was reserved for the failed ADD" test "$(held "$EP" "$PFX/a" | wc -l)" -eq 10
+ok "the store is consistent" consistent "$EP" "$PFX/a"
 valid='[{"containerID":"c1","ifname":"net1"},{"containerID":"c1","ifname":"net2"},{"containerID":"c2","ifname":"net1"}]'
 run GC "$(jq -c --argjson v "$valid" '. + {"cni.dev/valid-attachments": $v}' <<<"$(conf net-a "$V4" 1.1.0)")" unused
-check "GC succeeds" test "$RC" -eq 0
-check "GC kept exactly the valid attachments" test "$(held "$EP" "$PFX/a" | tr '\n' ' ')" = "192.0.2.2 192.0.2.3 192.0.2.6 "
-check "the store is consistent after GC" consistent "$EP" "$PFX/a"
+ok "GC succeeds" test "$RC" -eq 0
+ok "GC kept exactly the valid attachments" test "$(held "$EP" "$PFX/a" | tr '\n' ' ')" = "192.0.2.2 192.0.2.3 192.0.2.6 "
+ok "the store is consistent after GC" consistent "$EP" "$PFX/a"
 
 # an attachment whose lease no longer fits the config moves, strictly lowest
 S=$(estore "[\"$EP\"]" "$PFX/refit")
 RA=$(conf rf '{"type":"ippool","store":'$S',"range":"192.0.2.0/24"}')
 RB=$(conf rf '{"type":"ippool","store":'$S',"range":"198.51.100.0/24"}')
-check "ADD in range A" add_is "$RA" m1 "192.0.2.1/24"
-check "ADD of the same attachment after a range change moves it to B's lowest" add_is "$RB" m1 "198.51.100.1/24"
-check "its old address is released" test "$(held "$EP" "$PFX/refit" | tr '\n' ' ')" = "198.51.100.1 "
+ok "ADD in range A" add_is "$RA" m1 "192.0.2.1/24"
+ok "ADD of the same attachment after a range change moves it to B's lowest" add_is "$RB" m1 "198.51.100.1/24"
+ok "its old address is released" test "$(held "$EP" "$PFX/refit" | tr '\n' ' ')" = "198.51.100.1 "
 
 # the store block in the configuration file, not in the NetworkAttachmentDefinition
 echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/file")"'}' >"$TMP/store.conf"
-check "a store block from configuration_path" \
+ok "a store block from configuration_path" \
 	add_is "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/store.conf'","range":"203.0.113.0/24"}')" f1 "203.0.113.1/24"
-check "it went to etcd" test "$(held "$EP" "$PFX/file")" = "203.0.113.1"
+ok "it went to etcd" test "$(held "$EP" "$PFX/file")" = "203.0.113.1"
 
 # STATUS, a store that is not there, config errors
 run STATUS "$(conf net-a "$V4" 1.1.0)" unused
-check "STATUS succeeds with etcd up" test "$RC" -eq 0
+ok "STATUS succeeds with etcd up" test "$RC" -eq 0
 DEAD='{"type":"ippool","store":'$(estore '["http://127.0.0.1:1"]' "$PFX/x" '"timeout_ms":500')',"range":"192.0.2.0/24"}'
 run ADD "$(conf nd "$DEAD")" x1
-check "ADD with etcd unreachable fails with 11 naming the endpoint" \
+ok "ADD with etcd unreachable fails with 11 naming the endpoint" \
 	test "$(code)" = 11 -a -n "$(msg | grep -F http://127.0.0.1:1)"
 run STATUS "$(conf nd "$DEAD" 1.1.0)" unused
-check "STATUS with etcd unreachable fails with 11" failed_with 11
+ok "STATUS with etcd unreachable fails with 11" failed_with 11
 run ADD "$(conf ne '{"type":"ippool","store":{"type":"etcd","endpoints":["127.0.0.1:2379"]},"range":"192.0.2.0/24"}')" e1
-check "an endpoint without scheme is a config error (7) naming it" \
+ok "an endpoint without scheme is a config error (7) naming it" \
 	test "$(code)" = 7 -a -n "$(msg | grep -F 127.0.0.1:2379)"
 
 # ippool list against etcd, through a configuration file holding the store
 echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/a")"'}' >"$TMP/ippool.conf"
 "$IPPOOL" list --conf "$TMP/ippool.conf" >"$TMP/list" 2>"$TMP/stderr"
-ok $? "ippool list --conf reads the etcd store"
-check "ippool list shows the etcd pool" grep -q "pool 192.0.2.0/28 (192.0.2.1..192.0.2.14): 3 reserved, 7 free of 10" "$TMP/list"
-check "ippool list names the reservations' owners" grep -q "net1" "$TMP/list"
+t_result $? "ippool list --conf reads the etcd store"
+ok "ippool list shows the etcd pool" grep -q "pool 192.0.2.0/28 (192.0.2.1..192.0.2.14): 3 reserved, 7 free of 10" "$TMP/list"
+ok "ippool list names the reservations' owners" grep -q "net1" "$TMP/list"
 
-finish
+done_testing

@@ -33,14 +33,14 @@ tcf() {
 	conf tls '{"type":"ippool","range":"192.0.2.0/24","store":'"$(estore "[\"$T\"]" "$PFX/tls" \
 		'"cacert":"'"$1"'","cert":"'"$2"'","key":"'"$3"'","timeout_ms":1500')"'}'
 }
-check "ADD over TLS with a client certificate" add_is "$(tcf "$K/ca.crt" "$K/client.crt" "$K/client.key")" t1 "192.0.2.1/24"
+ok "ADD over TLS with a client certificate" add_is "$(tcf "$K/ca.crt" "$K/client.crt" "$K/client.key")" t1 "192.0.2.1/24"
 run DEL "$(tcf "$K/ca.crt" "$K/client.crt" "$K/client.key")" t1
-check "DEL over TLS" test "$RC" -eq 0
+ok "DEL over TLS" test "$RC" -eq 0
 run ADD "$(conf tls '{"type":"ippool","range":"192.0.2.0/24","store":'"$(estore "[\"$T\"]" "$PFX/tls" '"cacert":"'"$K/ca.crt"'","timeout_ms":1500')"'}')" t2
 echo "# $(msg)"
-check "without a client certificate etcd refuses, the error names it" test "$RC" -ne 0 -a -n "$(msg | grep -F "$T")"
+ok "without a client certificate etcd refuses, the error names it" test "$RC" -ne 0 -a -n "$(msg | grep -F "$T")"
 run ADD "$(tcf "$K/other.crt" "$K/client.crt" "$K/client.key")" t3
-check "a server certificate from another CA is refused" test "$RC" -ne 0 -a -n "$(msg | grep -F "$T")"
+ok "a server certificate from another CA is refused" test "$RC" -ne 0 -a -n "$(msg | grep -F "$T")"
 
 # RBAC: a user confined to one prefix, on a plain instance
 ETCD_SCHEME=http
@@ -54,26 +54,26 @@ api role/add '{"name":"root"}' && api user/add '{"name":"root","password":"rootp
 	api role/grant '{"name":"ippool","perm":{"permType":"READWRITE","key":"'"$(b64 "$AP")"'","range_end":"'"$(b64 "${AP%/}0")"'"}}' &&
 	api user/add '{"name":"ippool","password":"s3cret"}' &&
 	api user/grant '{"user":"ippool","role":"ippool"}' && api enable '{}'
-check "etcd auth set up" test $? -eq 0
+ok "etcd auth set up" test $? -eq 0
 
 # acf PREFIX PASSWORD
 acf() {
 	conf rbac '{"type":"ippool","range":"192.0.2.0/24","store":'"$(estore "[\"$A\"]" "$1" \
 		'"username":"ippool","password":"'"$2"'","timeout_ms":1500')"'}' 1.1.0
 }
-check "ADD with username and password" add_is "$(acf "${AP%/}" s3cret)" r1 "192.0.2.1/24"
-check "ADD again returns the same address" add_is "$(acf "${AP%/}" s3cret)" r1 "192.0.2.1/24"
+ok "ADD with username and password" add_is "$(acf "${AP%/}" s3cret)" r1 "192.0.2.1/24"
+ok "ADD again returns the same address" add_is "$(acf "${AP%/}" s3cret)" r1 "192.0.2.1/24"
 run STATUS "$(acf "${AP%/}" s3cret)" unused
-check "STATUS with write permission succeeds" test "$RC" -eq 0
+ok "STATUS with write permission succeeds" test "$RC" -eq 0
 run ADD "$(acf "${AP%/}" wrong)" r2
 echo "# $(msg)"
-check "a wrong password is a store error (112)" failed_with 112
+ok "a wrong password is a store error (112)" failed_with 112
 run ADD "$(acf "$PFX/elsewhere" s3cret)" r3
 echo "# $(msg)"
-check "a prefix the user may not write is a store error (112)" failed_with 112
+ok "a prefix the user may not write is a store error (112)" failed_with 112
 run STATUS "$(acf "$PFX/elsewhere" s3cret)" unused
-check "STATUS without write permission fails with 50" failed_with 50
+ok "STATUS without write permission fails with 50" failed_with 50
 run DEL "$(acf "${AP%/}" s3cret)" r1
-check "DEL with username and password" test "$RC" -eq 0
+ok "DEL with username and password" test "$RC" -eq 0
 
-finish
+done_testing

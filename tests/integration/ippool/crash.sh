@@ -50,21 +50,21 @@ echo "# ${#live[@]} ADDs completed out of 150"
 
 valid=$(for id in "${!live[@]}"; do printf '{"containerID":"%s","ifname":"net1"},' "$id"; done)
 run GC "$(jq -c ". + {\"cni.dev/valid-attachments\":[${valid%,}]}" <<<"$(conf crash "$(jq -c .ipam <<<"$C")" 1.1.0)")" unused
-check "GC succeeds after the kills" test "$RC" -eq 0
+ok "GC succeeds after the kills" test "$RC" -eq 0
 
 "$IPPOOL" list --data-dir "$D" >"$TMP/list"
 owners=$(awk '/^  /{print $2}' "$TMP/list" | sort -u | tr '\n' ' ')
 want=$(for id in "${!live[@]}"; do echo "$id"; done | sort | tr '\n' ' ')
-check "exactly the live attachments hold reservations" test "$owners" = "$want"
-check "no address is held twice" test "$(awk '/^  /{print $1}' "$TMP/list" | sort | uniq -d | wc -l)" -eq 0
+ok "exactly the live attachments hold reservations" test "$owners" = "$want"
+ok "no address is held twice" test "$(awk '/^  /{print $1}' "$TMP/list" | sort | uniq -d | wc -l)" -eq 0
 bad=0
 for id in "${!live[@]}"; do
 	run ADD "$C" "$id"
 	[ "$(ips)" = "${live[$id]}" ] || bad=$((bad + 1))
 done
-check "every live attachment still has the addresses it was given" test "$bad" -eq 0
+ok "every live attachment still has the addresses it was given" test "$bad" -eq 0
 run ADD "$C" fresh
-check "a fresh ADD gets an address no one holds" \
+ok "a fresh ADD gets an address no one holds" \
 	test "$RC" -eq 0 -a -z "$(awk '/^  /{print $1}' "$TMP/list" | grep -Fx "$(ips | cut -d/ -f1 | cut -d' ' -f1)")"
 
-finish
+done_testing

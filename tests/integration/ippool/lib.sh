@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Harness for the ippool integration tests: TAP, a temp dataDir per run, plugin runs.
+# Harness for the ippool integration tests: a temp dataDir per run, plugin runs (TAP from ../tap.sh).
 # shellcheck shell=bash
 # Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run).
 
@@ -8,36 +8,11 @@ set -uo pipefail
 IPPOOL=${IPPOOL:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/build/ipam/ippool/ippool}
 TMP=$(mktemp -d "/tmp/ippool-it.$$.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
-T_N=0
-T_FAILED=0
 OUT=
 RC=
 
-ok() {
-	T_N=$((T_N + 1))
-	if [ "$1" -eq 0 ]; then
-		echo "ok $T_N - $2"
-		return 0
-	fi
-	echo "not ok $T_N - $2"
-	T_FAILED=$((T_FAILED + 1))
-	echo "# last run: exit $RC, stdout: $OUT"
-	[ -s "$TMP/stderr" ] && sed 's/^/# stderr: /' "$TMP/stderr" | tail -n 5
-	return 0
-}
-
-# check DESCRIPTION COMMAND...: one TAP line for the command's status.
-check() {
-	local what=$1
-	shift
-	"$@"
-	ok $? "$what"
-}
-
-finish() {
-	echo "1..$T_N"
-	[ "$T_FAILED" -eq 0 ]
-}
+# shellcheck source-path=SCRIPTDIR source=../tap.sh
+. "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
 
 # conf NAME IPAM_JSON [CNI_VERSION]: a whole network config around an ipam block.
 conf() {
@@ -46,6 +21,8 @@ conf() {
 
 # run COMMAND CONFIG CONTAINERID [IFNAME] [CNI_ARGS]: one plugin run into OUT and RC.
 run() {
+	# shellcheck disable=SC2034 # printed by tap.sh under a failure
+	T_LAST="$1 $2 (CNI_CONTAINERID=$3 CNI_IFNAME=${4:-net1} CNI_ARGS=${5:-})"
 	OUT=$(printf '%s' "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_NETNS=/var/run/netns/ippool-it \
 		CNI_IFNAME=${4:-net1} CNI_PATH=/nonexistent CNI_ARGS=${5:-} "$IPPOOL" 2>"$TMP/stderr")
 	RC=$?

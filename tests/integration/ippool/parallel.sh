@@ -23,10 +23,10 @@ for i in $(seq 1 64); do
 done
 OUT="$good succeeded, $bad exhausted"
 RC=0
-check "62 ADDs succeed" test "$good" -eq 62
-check "2 ADDs fail with 110 (no free address)" test "$bad" -eq 2
-check "the 62 addresses are distinct" test "$(sort -u "$TMP/addrs" | wc -l)" -eq 62
-check "the store holds exactly those 62" test "$(reserved "$D" | sed 's|$|/26|')" = "$(sort "$TMP/addrs")"
+ok "62 ADDs succeed" test "$good" -eq 62
+ok "2 ADDs fail with 110 (no free address)" test "$bad" -eq 2
+ok "the 62 addresses are distinct" test "$(sort -u "$TMP/addrs" | wc -l)" -eq 62
+ok "the store holds exactly those 62" test "$(reserved "$D" | sed 's|$|/26|')" = "$(sort "$TMP/addrs")"
 
 # the same again while half of them are being deleted: still never a duplicate
 for i in $(seq 1 31); do
@@ -36,8 +36,8 @@ for i in $(seq 1 31); do
 		CNI_PATH=/nonexistent "$IPPOOL" >/dev/null 2>&1 &
 done
 wait
-check "no address is held twice after concurrent DELs and ADDs" \
+ok "no address is held twice after concurrent DELs and ADDs" \
 	test "$(reserved "$D" | sort | uniq -d | wc -l)" -eq 0
-check "the pool is not over-committed" test "$(reserved "$D" | wc -l)" -le 62
+ok "the pool is not over-committed" test "$(reserved "$D" | wc -l)" -le 62
 
-finish
+done_testing
