@@ -97,20 +97,20 @@ static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a,
 	    !strcmp(owner, a->containerid))
 		return 0;
 	ret = attach_new_saved(ctx, owner, link->name, &old, err);
-	if (ret == -ENOENT)
-		return 0;
-	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) == 0)
+	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)
+		ret = -ENOENT;		/* that file is about another VF */
+	else if (ret == 0)
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
 		log_info("VF %s came back from the dead pod of %s: put back as %s first", a->vf.bdf,
 			 owner, old->host_ifname);
 		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
 		ret = 1;
-	} else {
+	} else if (ret != -ENOENT) {
 		cni_err_wrap(err, "VF %s came back from the dead pod of %s", a->vf.bdf, owner);
 	}
 	attach_free(old);
-	return ret;
+	return ret == -ENOENT ? 0 : ret;
 }
 
 /* The VF netdev in the host, after putting back one a dead pod left. */

@@ -46,4 +46,32 @@ for rdma in false true; do
 	netns_del "$POD"
 done
 
+# The dead pod's VLAN cannot be put back (the PF driver refuses VLANs now):
+# the new pod's ADD fails naming the dead pod and keeps its state; the dead
+# pod's DEL then puts the VLAN back, and the new pod gets a clean VF.
+before=$(host_state)
+c=$(conf 1.0.0 '.rdma = false | .vlan = 100')
+pod_new
+cni ADD "$c"
+is "$RC" 0 "PF refusing: pod A's ADD succeeds"
+a_cid=$CID a_netns=$NETNS a_del=$(with_prev "$c" "$OUT")
+pod_die "$POD"
+sim lacks vlan
+c=$(conf 1.0.0 '.rdma = false')
+pod_new
+cni ADD "$c"
+is "$(jout .code)" 104 "PF refusing: pod B's ADD fails (104)"
+like "$(jout .msg)" "came back from the dead pod of $a_cid" "PF refusing: the error names the dead pod"
+ok "PF refusing: the dead pod's state is kept for a retry" state_holds "$a_cid"
+sim lacks
+CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
+is "$RC" 0 "PF refusing: pod A's DEL succeeds once the PF takes VLANs again"
+is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "PF refusing: pod A's DEL put its VLAN back"
+cni ADD "$c"
+is "$RC" 0 "PF refusing: pod B's ADD succeeds"
+b_del=$(with_prev "$c" "$OUT")
+cni DEL "$b_del"
+is "$(host_state)" "$before" "PF refusing: the host is as before both pods"
+netns_del "$POD"
+
 done_testing
