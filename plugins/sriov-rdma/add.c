@@ -96,10 +96,8 @@ static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a,
 	if (attach_alias_parse(link->alias, host_ifname, owner, sizeof(owner)) < 0 ||
 	    !strcmp(owner, a->containerid))
 		return 0;
-	ret = attach_new_saved(ctx, owner, link->name, &old, err);
-	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)
-		ret = -ENOENT;		/* that file is about another VF */
-	else if (ret == 0)
+	ret = attach_find_saved(ctx, a->conf.data_dir, owner, a->vf.bdf, &old, err);
+	if (ret == 0)
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
 		log_info("VF %s came back from the dead pod of %s: put back as %s first", a->vf.bdf,

@@ -166,6 +166,46 @@ void attach_state_name(const char *containerid, const char *ifname, char *out, s
 	snprintf(out, size, "%s:%s.json", containerid, ifname);
 }
 
+/* "<containerID>:<ifname>.json" -> its two parts; -EINVAL for other files. */
+int attach_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ])
+{
+	const char *colon = strchr(name, ':');
+	size_t len = strlen(name);
+
+	if (!colon || len < 6 || (size_t)(colon - name) >= size ||
+	    (size_t)(name + len - 5 - colon - 1) >= IFNAMSIZ)
+		return -EINVAL;
+	snprintf(containerid, size, "%.*s", (int)(colon - name), name);
+	snprintf(ifname, IFNAMSIZ, "%.*s", (int)(name + len - 5 - colon - 1), colon + 1);
+	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
+}
+
+/* The state file of containerid's attachment to VF bdf: the kernel may have
+ * renamed a VF it returned from a dead pod, so the pod's ifname is found
+ * among containerid's state files rather than taken from the link. */
+int attach_find_saved(const struct plugin_ctx *ctx, const char *data_dir,
+		      const char *containerid, const char *bdf, struct attach **out,
+		      struct cni_err *err)
+{
+	char cid[NETCONF_NAME_MAX], ifname[IFNAMSIZ], **names = NULL;
+	size_t n = 0;
+	int ret = cache_list(data_dir, ".json", &names, &n);
+
+	*out = NULL;
+	for (size_t i = 0; i < n; i++) {
+		if (!*out && attach_state_split(names[i], cid, sizeof(cid), ifname) == 0 &&
+		    !strcmp(cid, containerid) &&
+		    attach_new_saved(ctx, cid, ifname, out, err) == 0 &&
+		    strcmp((*out)->vf.bdf, bdf)) {
+			attach_free(*out);
+			*out = NULL;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return ret < 0 && ret != -ENOENT ? ret : *out ? 0 : -ENOENT;
+}
+
 enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC };
 
 /* What the state file holds: the host-side facts DEL restores. */

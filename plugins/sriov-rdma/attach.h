@@ -90,5 +90,12 @@ int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *cont
 int attach_save(const struct attach *a, struct cni_err *err);
 int attach_load(struct attach *a, struct cni_err *err);
 int attach_remove(struct attach *a, struct cni_err *err);
-/* Builds the state file name for (containerid, ifname). */
+/* Builds the state file name for (containerid, ifname), and splits one
+ * (-EINVAL for other files). */
 void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size);
+int attach_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ]);
+/* containerid's attachment to VF bdf, from its state file in data_dir; -ENOENT
+ * when it has none. */
+int attach_find_saved(const struct plugin_ctx *ctx, const char *data_dir,
+		      const char *containerid, const char *bdf, struct attach **out,
+		      struct cni_err *err);

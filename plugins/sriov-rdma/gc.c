@@ -21,20 +21,6 @@ static bool is_valid(const struct cni_netconf *nc, const char *containerid, cons
 	return false;
 }
 
-/* "<containerID>:<ifname>.json" -> its two parts; -EINVAL for other files. */
-static int split_name(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ])
-{
-	const char *colon = strchr(name, ':');
-	size_t len = strlen(name);
-
-	if (!colon || len < 6 || (size_t)(colon - name) >= size ||
-	    (size_t)(name + len - 5 - colon - 1) >= IFNAMSIZ)
-		return -EINVAL;
-	snprintf(containerid, size, "%.*s", (int)(colon - name), name);
-	snprintf(ifname, IFNAMSIZ, "%.*s", (int)(name + len - 5 - colon - 1), colon + 1);
-	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
-}
-
 /* An ADD saves its state before it moves anything, so a state file may be an
  * ADD still at work (its VF locked): GC leaves a busy VF to the next GC
  * rather than wait for it and undo what the runtime is creating. */
@@ -79,7 +65,7 @@ static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
 		return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (split_name(names[i], containerid, sizeof(containerid), ifname) == 0 &&
+		if (attach_state_split(names[i], containerid, sizeof(containerid), ifname) == 0 &&
 		    !is_valid(&conf->net, containerid, ifname) &&
 		    collect(ctx, containerid, ifname) < 0)
 			failed++;

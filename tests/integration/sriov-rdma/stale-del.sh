@@ -74,4 +74,28 @@ cni DEL "$b_del"
 is "$(host_state)" "$before" "PF refusing: the host is as before both pods"
 netns_del "$POD"
 
+# The kernel returns a dead pod's VF as "dev<ifindex>" when its pod name is
+# taken in the host (another pod's VF came back first): the new pod still
+# finds the dead one's state, by containerID and VF, not by that name.
+before=$(host_state)
+c=$(conf 1.0.0 '.rdma = false | .vlan = 100')
+pod_new
+cni ADD "$c"
+is "$RC" 0 "renamed on return: pod A's ADD succeeds"
+a_cid=$CID a_netns=$NETNS a_del=$(with_prev "$c" "$OUT")
+ip link add "$IFNAME" type veth peer name "${P}x" netns "$FX_SW"
+pod_die "$POD"
+unlike "$(link_field "$(vf_link 0)" .ifname)" "$IFNAME" "renamed on return: the VF came back under another name"
+c=$(conf 1.0.0 '.rdma = false')
+pod_new
+cni ADD "$c"
+is "$RC" 0 "renamed on return: pod B's ADD succeeds"
+is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "renamed on return: pod B's VF has not the dead pod's VLAN"
+b_del=$(with_prev "$c" "$OUT")
+CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
+cni DEL "$b_del"
+ip link del "$IFNAME"
+is "$(host_state)" "$before" "renamed on return: the host is as before both pods"
+netns_del "$POD"
+
 done_testing
