@@ -46,15 +46,22 @@ for rdma in false true; do
 	netns_del "$POD"
 done
 
+# pod_a_vlan CTX: the host as it is in `before`, then pod A with VLAN 100
+# (a_cid, a_netns, a_del), still alive.
+pod_a_vlan() {
+	local c
+	before=$(host_state)
+	c=$(conf 1.0.0 '.rdma = false | .vlan = 100')
+	pod_new
+	cni ADD "$c"
+	is "$RC" 0 "$1: pod A's ADD succeeds"
+	a_cid=$CID a_netns=$NETNS a_del=$(with_prev "$c" "$OUT")
+}
+
 # The dead pod's VLAN cannot be put back (the PF driver refuses VLANs now):
 # the new pod's ADD fails naming the dead pod and keeps its state; the dead
 # pod's DEL then puts the VLAN back, and the new pod gets a clean VF.
-before=$(host_state)
-c=$(conf 1.0.0 '.rdma = false | .vlan = 100')
-pod_new
-cni ADD "$c"
-is "$RC" 0 "PF refusing: pod A's ADD succeeds"
-a_cid=$CID a_netns=$NETNS a_del=$(with_prev "$c" "$OUT")
+pod_a_vlan "PF refusing"
 pod_die "$POD"
 sim lacks vlan
 c=$(conf 1.0.0 '.rdma = false')
@@ -77,12 +84,7 @@ netns_del "$POD"
 # The kernel returns a dead pod's VF as "dev<ifindex>" when its pod name is
 # taken in the host (another pod's VF came back first): the new pod still
 # finds the dead one's state, by containerID and VF, not by that name.
-before=$(host_state)
-c=$(conf 1.0.0 '.rdma = false | .vlan = 100')
-pod_new
-cni ADD "$c"
-is "$RC" 0 "renamed on return: pod A's ADD succeeds"
-a_cid=$CID a_netns=$NETNS a_del=$(with_prev "$c" "$OUT")
+pod_a_vlan "renamed on return"
 ip link add "$IFNAME" type veth peer name "${P}x" netns "$FX_SW"
 pod_die "$POD"
 unlike "$(link_field "$(vf_link 0)" .ifname)" "$IFNAME" "renamed on return: the VF came back under another name"
