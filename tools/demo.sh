@@ -32,10 +32,15 @@ show() {
 }
 
 [ -x "$IPPOOL" ] && IPAM=ippool
-fx_setup --vfs 2
+fx_setup --vfs 2 --vf-info
 pod_new
 VF=0
-c=$(conf 1.0.0)
+c=$(conf 1.0.0 '.vlan = 100 | .spoofchk = "off"')
+
+# pf_vfs: the PF's VF lines, as ip shows them (VF info from the simulator).
+pf_vfs() {
+	LD_PRELOAD=$RDMASIM_LIB ip link show dev "$FX_PF" | grep -E '^ +vf '
+}
 
 step "simulated node"
 echo "PF ${FX_PF} (${FX_PF_BDF}), VF 0 ${FX_VF_IF[0]} (${FX_VF_BDF[0]}) with RDMA device ${FX_VF_RDMA[0]}"
@@ -43,10 +48,16 @@ echo "pod netns $NETNS, IPAM $IPAM"
 echo "config:"
 jq . <<<"$c"
 
+step "VFs on the PF before ADD"
+pf_vfs
+
 step "ADD"
 cni ADD "$c"
 show ADD
 c=$(with_prev "$c" "$OUT")
+
+step "VFs on the PF after ADD (VLAN and spoof checking set on VF 0)"
+pf_vfs
 
 step "ip addr inside the pod"
 ip -n "$POD" addr show
@@ -66,6 +77,7 @@ show DEL
 
 step "host after DEL"
 ip link show dev "${FX_VF_IF[0]}"
+pf_vfs
 rdma_cmd "" dev show
 echo "IPAM reservations for $CID: $(ipam_holds "$CID" && echo yes || echo none)"
 echo
