@@ -82,46 +82,39 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 	return -EEXIST;
 }
 
-/* A VF the kernel returned from a dead pod still carries that pod's alias
- * and VF settings. With that attachment's state file, its host side is
- * undone first, as its DEL would (its address stays for its own DEL or GC),
- * so this pod gets the VF as it was before the dead one. 1 when it did. */
-static int reclaim_returned(const struct plugin_ctx *ctx, struct attach *a,
-			    const struct link_info *link, struct cni_err *err)
+/* The VF in the host while its lock file still names another attachment
+ * with a state file: that attachment's undo is unfinished (its pod died
+ * without DEL, or its DEL stopped half-way). Its host side is undone first,
+ * as its DEL would (its address stays for its own DEL or GC), so this pod
+ * gets the VF as it was before the other one, whatever the VF is named now.
+ * A VF in a pod (no netdev in the host) is never taken from it here. */
+static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
+			      struct cni_err *err)
 {
-	char host_ifname[IFNAMSIZ], owner[NETCONF_NAME_MAX];
+	char own[NETCONF_NAME_MAX + IFNAMSIZ + 8], held[sizeof(own)];
+	char containerid[NETCONF_NAME_MAX], ifname[IFNAMSIZ];
 	struct attach *old = NULL;
 	int ret;
 
-	if (attach_alias_parse(link->alias, host_ifname, owner, sizeof(owner)) < 0 ||
-	    !strcmp(owner, a->containerid))
+	attach_state_name(a->containerid, a->ifname, own, sizeof(own));
+	if (!a->vf.ifname[0] || attach_owner(a, held, sizeof(held)) <= 0 || !strcmp(held, own) ||
+	    attach_state_split(held, containerid, sizeof(containerid), ifname) < 0)
 		return 0;
-	ret = attach_find_saved(ctx, a->conf.data_dir, owner, a->vf.bdf, &old, err);
-	if (ret == 0)
+	ret = attach_new_saved(ctx, containerid, ifname, &old, err);
+	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)
+		ret = -ENOENT;		/* that file is about another VF */
+	else if (ret == 0)
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
-		log_info("VF %s came back from the dead pod of %s: put back as %s first", a->vf.bdf,
-			 owner, old->host_ifname);
+		log_info("VF %s: finished the undo of %s:%s, back as %s", a->vf.bdf, containerid,
+			 ifname, old->host_ifname);
 		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
-		ret = 1;
 	} else if (ret != -ENOENT) {
-		cni_err_wrap(err, "VF %s came back from the dead pod of %s", a->vf.bdf, owner);
+		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s failed", a->vf.bdf,
+			     containerid, ifname);
 	}
 	attach_free(old);
 	return ret == -ENOENT ? 0 : ret;
-}
-
-/* The VF netdev in the host, after putting back one a dead pod left. */
-static int find_host(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
-{
-	struct link_info link;
-	int ret = netdev_find_host(a, &link, err);
-
-	if (ret == 0)
-		ret = reclaim_returned(ctx, a, &link, err);
-	if (ret == 1)
-		ret = netdev_find_host(a, &link, err);
-	return ret;
 }
 
 /* Everything that can be refused is refused here, before any change. */
@@ -135,9 +128,11 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 	if (ret == 0)
 		ret = vf_resolve(a, err);
 	if (ret == 0)
+		ret = reclaim_unfinished(ctx, a, err);
+	if (ret == 0)
 		ret = detect_chained(a, err);
 	if (ret == 0 && !a->chained)
-		ret = find_host(ctx, a, err);
+		ret = netdev_find_host(a, err);
 	if (ret == 0)
 		ret = check_ifname_free(a, err);
 	if (ret == 0)

@@ -180,32 +180,6 @@ int attach_state_split(const char *name, char *containerid, size_t size, char if
 	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
 }
 
-/* The state file of containerid's attachment to VF bdf: the kernel may have
- * renamed a VF it returned from a dead pod, so the pod's ifname is found
- * among containerid's state files rather than taken from the link. */
-int attach_find_saved(const struct plugin_ctx *ctx, const char *data_dir,
-		      const char *containerid, const char *bdf, struct attach **out,
-		      struct cni_err *err)
-{
-	char cid[NETCONF_NAME_MAX], ifname[IFNAMSIZ], **names = NULL;
-	size_t n = 0;
-	int ret = cache_list(data_dir, ".json", &names, &n);
-
-	*out = NULL;
-	for (size_t i = 0; i < n; i++) {
-		if (!*out && attach_state_split(names[i], cid, sizeof(cid), ifname) == 0 &&
-		    !strcmp(cid, containerid) &&
-		    attach_new_saved(ctx, cid, ifname, out, err) == 0 &&
-		    strcmp((*out)->vf.bdf, bdf)) {
-			attach_free(*out);
-			*out = NULL;
-		}
-		free(names[i]);
-	}
-	free(names);
-	return ret < 0 && ret != -ENOENT ? ret : *out ? 0 : -ENOENT;
-}
-
 enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC };
 
 /* What the state file holds: the host-side facts DEL restores. */
@@ -290,6 +264,33 @@ static int field_from_json(const struct field *f, const cJSON *v, char *p)
 	return 0;
 }
 
+/* The VF's lock file holds the state name of the attachment that holds the
+ * VF: written with its state, cleared with it (only by that attachment). A
+ * write that fails costs only the hint: it is logged, not an error. */
+static void owner_write(const struct attach *a, const char *name)
+{
+	ssize_t len = (ssize_t)strlen(name);
+
+	if (a->lock_fd >= 0 &&
+	    (pwrite(a->lock_fd, name, (size_t)len, 0) != len || ftruncate(a->lock_fd, len) < 0))
+		log_warn("VF %s: cannot record its holder in its lock file: %s", a->vf.bdf,
+			 strerror(errno));
+}
+
+int attach_owner(const struct attach *a, char *name, size_t size)
+{
+	ssize_t n;
+
+	name[0] = '\0';
+	if (a->lock_fd < 0)
+		return -EBADF;
+	n = pread(a->lock_fd, name, size - 1, 0);
+	if (n < 0)
+		return -errno;
+	name[n] = '\0';
+	return (int)n;
+}
+
 int attach_save(const struct attach *a, struct cni_err *err)
 {
 	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
@@ -312,6 +313,8 @@ int attach_save(const struct attach *a, struct cni_err *err)
 	ret = cache_mkdir(a->conf.data_dir);
 	if (ret == 0)
 		ret = cache_write(a->conf.data_dir, name, text, strlen(text));
+	if (ret == 0)
+		owner_write(a, name);
 out:
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_IO, "failed to save state %s/%s: %s", a->conf.data_dir,
@@ -366,11 +369,13 @@ int attach_load(struct attach *a, struct cni_err *err)
 
 int attach_remove(struct attach *a, struct cni_err *err)
 {
-	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8], owner[sizeof(name)];
 	int ret;
 
 	attach_state_name(a->containerid, a->ifname, name, sizeof(name));
 	ret = cache_remove(a->conf.data_dir, name);
+	if (ret == 0 && attach_owner(a, owner, sizeof(owner)) > 0 && !strcmp(owner, name))
+		owner_write(a, "");
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_IO, "failed to remove state of %s:%s in %s: %s",
 			    a->containerid, a->ifname, a->conf.data_dir, strerror(-ret));

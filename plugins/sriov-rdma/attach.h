@@ -86,7 +86,12 @@ int attach_alias(const struct attach *a, char out[LINK_ALIAS_MAX]);
 int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
 		       size_t size);
 
-/* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent. */
+/* The state name of the attachment that holds the VF (saved under the VF
+ * lock), "" when none: read from the lock file (length, or -errno). */
+int attach_owner(const struct attach *a, char *name, size_t size);
+/* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent.
+ * save records the attachment as the VF's holder in the lock file; remove
+ * clears that when it names this attachment. */
 int attach_save(const struct attach *a, struct cni_err *err);
 int attach_load(struct attach *a, struct cni_err *err);
 int attach_remove(struct attach *a, struct cni_err *err);
@@ -94,8 +99,3 @@ int attach_remove(struct attach *a, struct cni_err *err);
  * (-EINVAL for other files). */
 void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size);
 int attach_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ]);
-/* containerid's attachment to VF bdf, from its state file in data_dir; -ENOENT
- * when it has none. */
-int attach_find_saved(const struct plugin_ctx *ctx, const char *data_dir,
-		      const char *containerid, const char *bdf, struct attach **out,
-		      struct cni_err *err);

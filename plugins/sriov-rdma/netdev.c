@@ -32,29 +32,29 @@ static bool ours(const struct attach *a, const char *alias, char host_ifname[IFN
 	       strcmp(owner, a->containerid) == 0;
 }
 
-/* ADD: the VF netdev as sysfs shows it in the host, into *link. A VF that
- * still carries an alias of ours came back from a dead pod: its host name
- * is in the alias. */
-int netdev_find_host(struct attach *a, struct link_info *link, struct cni_err *err)
+/* ADD: the VF netdev as sysfs shows it in the host. A VF that still carries
+ * an alias of ours came back from a dead pod: its host name is in the alias. */
+int netdev_find_host(struct attach *a, struct cni_err *err)
 {
 	char owner[NETCONF_NAME_MAX];
+	struct link_info link;
 	int ret;
 
-	ret = link_get_by_name(a->host_nl, a->vf.ifname, link);
+	ret = link_get_by_name(a->host_nl, a->vf.ifname, &link);
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_DEVICE, "VF %s netdev %s: %s", a->vf.bdf, a->vf.ifname,
 			    strerror(-ret));
 		return ret;
 	}
-	if (attach_alias_parse(link->alias, a->host_ifname, owner, sizeof(owner)) == 0) {
+	if (attach_alias_parse(link.alias, a->host_ifname, owner, sizeof(owner)) == 0) {
 		a->host_alias[0] = '\0';
 	} else {
-		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", link->name);
-		snprintf(a->host_alias, sizeof(a->host_alias), "%s", link->alias);
+		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", link.name);
+		snprintf(a->host_alias, sizeof(a->host_alias), "%s", link.alias);
 	}
-	memcpy(a->host_mac, link->mac, sizeof(a->host_mac));
-	a->host_up = link->up;
-	a->host_ifindex = link->ifindex;
+	memcpy(a->host_mac, link.mac, sizeof(a->host_mac));
+	a->host_up = link.up;
+	a->host_ifindex = link.ifindex;
 	return 0;
 }
 

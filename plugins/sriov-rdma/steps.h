@@ -13,7 +13,7 @@ int vf_apply(struct attach *a, struct cni_err *err);
 int vf_restore(struct attach *a, struct cni_err *err);
 
 /* netdev.c: the VF netdev between host and pod, and its pod-side setup. */
-int netdev_find_host(struct attach *a, struct link_info *link, struct cni_err *err);
+int netdev_find_host(struct attach *a, struct cni_err *err);
 int netdev_find_pod(struct attach *a, int *link_ifindex);
 int netdev_to_pod(struct attach *a, struct cni_err *err);
 int netdev_to_host(struct attach *a, struct cni_err *err);

@@ -59,8 +59,10 @@ pod_a_vlan() {
 }
 
 # The dead pod's VLAN cannot be put back (the PF driver refuses VLANs now):
-# the new pod's ADD fails naming the dead pod and keeps its state; the dead
-# pod's DEL then puts the VLAN back, and the new pod gets a clean VF.
+# the new pod's ADD fails naming the dead pod and keeps its state, though
+# the VF is back under its host name with no alias. Its retry, once the PF
+# takes VLANs again, finishes the undo (the VF's lock file still names the
+# dead pod) and gets a clean VF.
 pod_a_vlan "PF refusing"
 pod_die "$POD"
 sim lacks vlan
@@ -68,15 +70,17 @@ c=$(conf 1.0.0 '.rdma = false')
 pod_new
 cni ADD "$c"
 is "$(jout .code)" 104 "PF refusing: pod B's ADD fails (104)"
-like "$(jout .msg)" "came back from the dead pod of $a_cid" "PF refusing: the error names the dead pod"
+like "$(jout .msg)" "the unfinished undo of $a_cid:$IFNAME failed" "PF refusing: the error names the dead pod"
 ok "PF refusing: the dead pod's state is kept for a retry" state_holds "$a_cid"
+is "$(link_field "$(vf_link 0)" '.ifalias // ""')" "" "PF refusing: the VF carries no alias any more"
 sim lacks
-CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
-is "$RC" 0 "PF refusing: pod A's DEL succeeds once the PF takes VLANs again"
-is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "PF refusing: pod A's DEL put its VLAN back"
 cni ADD "$c"
-is "$RC" 0 "PF refusing: pod B's ADD succeeds"
+is "$RC" 0 "PF refusing: pod B's retry succeeds once the PF takes VLANs again"
+is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "PF refusing: pod B's VF has not the dead pod's VLAN"
+nok "PF refusing: the dead pod's state is gone" state_holds "$a_cid"
 b_del=$(with_prev "$c" "$OUT")
+CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
+is "$RC" 0 "PF refusing: pod A's late DEL succeeds"
 cni DEL "$b_del"
 is "$(host_state)" "$before" "PF refusing: the host is as before both pods"
 netns_del "$POD"
