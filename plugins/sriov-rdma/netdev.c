@@ -129,22 +129,20 @@ static int move_back(struct attach *a, struct cni_err *err)
 }
 
 /* A VF the kernel returned from a dead pod keeps its pod name and our alias. */
-static int rename_returned(struct attach *a, struct cni_err *err)
+static int rename_returned(struct attach *a, const struct link_info *link, struct cni_err *err)
 {
 	char host_ifname[IFNAMSIZ];
-	struct link_info link;
 	int ret;
 
-	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
-	    !ours(a, link.alias, host_ifname))
+	if (!ours(a, link->alias, host_ifname))
 		return -ENOENT;
 	if (!a->host_ifname[0])
 		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", host_ifname);
-	ret = link_set_up(a->host_nl, link.ifindex, false, err);
-	if (ret == 0 && strcmp(link.name, a->host_ifname))
-		ret = link_set_name(a->host_nl, link.ifindex, a->host_ifname, err);
+	ret = link_set_up(a->host_nl, link->ifindex, false, err);
+	if (ret == 0 && strcmp(link->name, a->host_ifname))
+		ret = link_set_name(a->host_nl, link->ifindex, a->host_ifname, err);
 	if (ret == 0)
-		ret = link_set_alias(a->host_nl, link.ifindex, a->host_alias, err);
+		ret = link_set_alias(a->host_nl, link->ifindex, a->host_alias, err);
 	return ret;
 }
 
@@ -152,15 +150,23 @@ static int rename_returned(struct attach *a, struct cni_err *err)
  * the state recorded was left there by an ADD killed before its move, or by
  * a DEL killed after its move back. What ADD changed is ours to put back.
  * (A VF another pod holds is in that pod's netns, out of sight here.) */
-static int left_home(struct attach *a)
+static bool left_home(const struct attach *a, const struct link_info *link)
+{
+	return a->from_state && !strcmp(link->name, a->host_ifname) &&
+	       !strcmp(link->alias, a->host_alias);
+}
+
+/* The VF netdev already in the host: 0 when it is ours, renamed back if it
+ * came from a dead pod; -ENOENT otherwise. */
+static int back_in_host(struct attach *a, struct cni_err *err)
 {
 	struct link_info link;
+	int ret;
 
-	if (!a->from_state || !a->vf.ifname[0] ||
-	    link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0 ||
-	    strcmp(link.name, a->host_ifname) || strcmp(link.alias, a->host_alias))
+	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0)
 		return -ENOENT;
-	return 0;
+	ret = rename_returned(a, &link, err);
+	return ret == -ENOENT && left_home(a, &link) ? 0 : ret;
 }
 
 /* 0 when the VF netdev is back in the host (or is not ours to move):
@@ -174,9 +180,7 @@ int netdev_to_host(struct attach *a, struct cni_err *err)
 	if (a->pod_ifindex && a->pod_nl)
 		ret = move_back(a, err);
 	else
-		ret = rename_returned(a, err);
-	if (ret == -ENOENT)
-		ret = left_home(a);
+		ret = back_in_host(a, err);
 	if (ret == -ENOENT)
 		return ret;
 	if (ret == 0)

@@ -139,8 +139,8 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* The kernel sets the fields one by one and stops at the one it refuses:
- * a refused request puts back those it set. */
+/* link_vf_set sends one setting at a time and stops at the one the driver
+ * refuses: those it had set before are put back. */
 int vf_apply(struct attach *a, struct cni_err *err)
 {
 	struct cni_err ignored = { 0 };
