@@ -33,6 +33,7 @@ struct reply {
 	void *arg;
 	int ret;		/* first non-zero return of parse */
 	int error;		/* -errno from the kernel's NLMSG_ERROR */
+	bool single;		/* a GET of one object: its reply is the end */
 	bool done;
 	char *extack;
 };
@@ -44,6 +45,7 @@ static int on_valid(struct nl_msg *msg, void *arg)
 	/* keep reading after parse stopped, so no reply is left on the socket */
 	if (r->parse && r->ret == 0)
 		r->ret = r->parse(nlmsg_hdr(msg), r->arg);
+	r->done = r->single;
 	return NL_OK;
 }
 
@@ -80,14 +82,20 @@ static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 }
 
 /* The one request helper: sends msg, feeds every reply to parse, waits for
- * the ack or the end of the dump; -errno, the kernel's text in s->extack. */
+ * the end: a change (no parse) asks for an ack, a dump ends with DONE, a GET
+ * of one object with its reply (the kernel sends an error without being
+ * asked); -errno, the kernel's text in s->extack. */
 static int request(struct link_sock *s, struct nl_msg *msg,
 		   int (*parse)(struct nlmsghdr *nlh, void *arg), void *arg)
 {
 	struct reply r = { .parse = parse, .arg = arg, .extack = s->extack };
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
 	struct nl_cb *cb;
 	int ret;
 
+	if (!parse)
+		nlh->nlmsg_flags |= NLM_F_ACK;
+	r.single = !(nlh->nlmsg_flags & (NLM_F_ACK | NLM_F_DUMP));
 	s->extack[0] = '\0';
 	cb = nl_cb_alloc(NL_CB_DEFAULT);
 	if (!cb)
@@ -154,7 +162,9 @@ static int open_socket(struct link_sock *s)
 		return -ENOMEM;
 	if (nl_connect(s->sk, NETLINK_ROUTE) < 0)
 		return errno ? -errno : -EIO;
-	nl_socket_enable_msg_peek(s->sk);
+	/* replies fit libnl's buffer but for a PF's VF list (link_vf_get) */
+	nl_socket_disable_msg_peek(s->sk);
+	nl_socket_disable_auto_ack(s->sk);
 	fd = nl_socket_get_fd(s->sk);
 	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
 	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0)
@@ -250,7 +260,9 @@ static int get_link(struct link_sock *s, int ifindex, const char *name, struct l
 	struct nl_msg *msg = link_msg(RTM_GETLINK, 0, ifindex);
 	int ret = -ENOMEM;
 
-	if (msg && name && nla_put_string(msg, IFLA_IFNAME, name) < 0)
+	/* the kernel skips gathering the counters nobody here reads */
+	if (msg && ((name && nla_put_string(msg, IFLA_IFNAME, name) < 0) ||
+		    nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_SKIP_STATS) < 0))
 		ret = -EMSGSIZE;
 	else if (msg)
 		ret = request(s, msg, parse_one_link, out);
@@ -695,10 +707,16 @@ int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *o
 	struct nl_msg *msg = link_msg(RTM_GETLINK, 0, pf_ifindex);
 	int ret = -ENOMEM;
 
-	if (msg && nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_VF) < 0)
+	/* no per-VF stats: a driver may fetch each from firmware, and they
+	 * take a third of a VF list that must fit a 64 KiB attribute */
+	if (msg && nla_put_u32(msg, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS) < 0) {
 		ret = -EMSGSIZE;
-	else if (msg)
+	} else if (msg) {
+		/* the reply grows with the PF's VF count: sized by a peek first */
+		nl_socket_enable_msg_peek(s->sk);
 		ret = request(s, msg, parse_vf, &q);
+		nl_socket_disable_msg_peek(s->sk);
+	}
 	nlmsg_free(msg);
 	if (ret == 0 && !q.found)
 		ret = -ENOENT;

@@ -19,7 +19,8 @@ struct rdmasim_dev {
 	unsigned long netns;		/* inode of the netns it is in */
 };
 
-#define RDMASIM_MAX_VFS 16
+/* 200 VFs with stats take 59 KiB of IFLA_VFINFO_LIST: an attribute holds 64 */
+#define RDMASIM_MAX_VFS 200
 
 /* A VF's admin settings as the PF driver keeps them (ndo_set_vf_*). */
 struct rdmasim_vf {

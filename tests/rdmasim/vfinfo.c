@@ -24,12 +24,16 @@
 #include "vfinfo.h"
 
 #define MAX_PENDING 32
-#define REPLY_MAX (64 * 1024)
+#define KERNEL_REPLY_MAX (32 * 1024)
+/* one IFLA_VF_INFO takes 296 bytes with its stats */
+#define VF_INFO_MAX 512
+#define REPLY_MAX (KERNEL_REPLY_MAX + RDMASIM_MAX_VFS * VF_INFO_MAX)
 
 /* A datagram the simulator owes fd, or a kernel reply it must add VFs to. */
 static struct pending {
 	int fd;
 	bool splice;		/* the next kernel datagram is a GETLINK reply of the PF */
+	bool stats;		/* that GETLINK did not ask RTEXT_FILTER_SKIP_STATS */
 	char *buf;		/* queued datagram, NULL when none */
 	size_t len;
 } pending[MAX_PENDING];
@@ -320,12 +324,12 @@ static void queue(int fd, char *buf, size_t len)
 	free(buf);
 }
 
-static void mark_splice(int fd)
+static void mark_splice(int fd, bool stats)
 {
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
 		if (!pending[i].buf && !pending[i].splice) {
-			pending[i] = (struct pending){ .fd = fd, .splice = true };
+			pending[i] = (struct pending){ .fd = fd, .splice = true, .stats = stats };
 			break;
 		}
 	}
@@ -363,10 +367,29 @@ static struct nlattr *nest_start(struct nlmsghdr *nlh, uint16_t type)
 	return a;
 }
 
-static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i)
+/* IFLA_VF_STATS: the counters of a VF that moved no traffic; u64s need no
+ * pad attribute on x86-64 (nla_put_u64_64bit()). */
+static void put_vf_stats(struct nlmsghdr *nlh)
+{
+	static const uint16_t counters[] = {
+		IFLA_VF_STATS_RX_PACKETS, IFLA_VF_STATS_TX_PACKETS, IFLA_VF_STATS_RX_BYTES,
+		IFLA_VF_STATS_TX_BYTES, IFLA_VF_STATS_BROADCAST, IFLA_VF_STATS_MULTICAST,
+		IFLA_VF_STATS_RX_DROPPED, IFLA_VF_STATS_TX_DROPPED,
+	};
+	struct nlattr *stats = nest_start(nlh, IFLA_VF_STATS);
+
+	for (size_t i = 0; i < sizeof(counters) / sizeof(counters[0]); i++)
+		mnl_attr_put_u64(nlh, counters[i], 0);
+	mnl_attr_nest_end(nlh, stats);
+}
+
+static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i, bool stats)
 {
 	const struct rdmasim_vf *v = &pf->vfs[i];
 	struct ifla_vf_mac mac = { .vf = i };
+	struct ifla_vf_broadcast bcast = { .broadcast = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
+	/* this driver has no ndo_set_vf_rss_query_en: the kernel's -1 stays */
+	struct ifla_vf_rss_query_en rss = { .vf = i, .setting = (uint32_t)-1 };
 	struct ifla_vf_vlan vlan = { .vf = i, .vlan = v->vlan, .qos = v->qos };
 	struct ifla_vf_rate rate = { .vf = i, .min_tx_rate = v->min_tx_rate,
 				     .max_tx_rate = v->max_tx_rate };
@@ -381,20 +404,24 @@ static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i
 
 	memcpy(mac.mac, v->mac, sizeof(v->mac));
 	mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(mac), &mac);
+	mnl_attr_put(nlh, IFLA_VF_BROADCAST, sizeof(bcast), &bcast);
 	mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(vlan), &vlan);
 	mnl_attr_put(nlh, IFLA_VF_RATE, sizeof(rate), &rate);
 	mnl_attr_put(nlh, IFLA_VF_TX_RATE, sizeof(tx), &tx);
 	mnl_attr_put(nlh, IFLA_VF_SPOOFCHK, sizeof(spoof), &spoof);
 	mnl_attr_put(nlh, IFLA_VF_LINK_STATE, sizeof(ls), &ls);
+	mnl_attr_put(nlh, IFLA_VF_RSS_QUERY_EN, sizeof(rss), &rss);
 	mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
 	list = nest_start(nlh, IFLA_VF_VLAN_LIST);
 	mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
 	mnl_attr_nest_end(nlh, list);
+	if (stats)
+		put_vf_stats(nlh);
 	mnl_attr_nest_end(nlh, info);
 }
 
 /* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST. */
-static void add_vfs(const char *path, char *buf, size_t *len)
+static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	const struct ifinfomsg *ifi = link_req(buf, *len);
@@ -414,7 +441,7 @@ static void add_vfs(const char *path, char *buf, size_t *len)
 	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)st->pf.n_vfs);
 	list = nest_start(nlh, IFLA_VFINFO_LIST);
 	for (int i = 0; i < st->pf.n_vfs; i++)
-		put_vf(nlh, &st->pf, (uint32_t)i);
+		put_vf(nlh, &st->pf, (uint32_t)i, stats);
 	mnl_attr_nest_end(nlh, list);
 	*len = nlh->nlmsg_len;
 out:
@@ -457,12 +484,15 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 /* RTM_GETLINK of one link asking for VF info: the kernel answers, we add. */
 static void get_request(int fd, const struct nlmsghdr *nlh)
 {
-	const struct nlattr *mask = find_attr(nlh, IFLA_EXT_MASK);
+	const struct nlattr *attr = find_attr(nlh, IFLA_EXT_MASK);
+	uint32_t mask;
 
-	if (nlh->nlmsg_type == RTM_GETLINK && !(nlh->nlmsg_flags & NLM_F_DUMP) && mask &&
-	    mnl_attr_get_payload_len(mask) >= sizeof(uint32_t) &&
-	    (mnl_attr_get_u32(mask) & RTEXT_FILTER_VF))
-		mark_splice(fd);
+	if (nlh->nlmsg_type != RTM_GETLINK || (nlh->nlmsg_flags & NLM_F_DUMP) || !attr ||
+	    mnl_attr_get_payload_len(attr) < sizeof(uint32_t))
+		return;
+	mask = mnl_attr_get_u32(attr);
+	if (mask & RTEXT_FILTER_VF)
+		mark_splice(fd, !(mask & RTEXT_FILTER_SKIP_STATS));
 }
 
 bool vfinfo_send(const char *path, int fd, const void *buf, size_t len)
@@ -516,7 +546,7 @@ static ssize_t serve(struct pending *p, struct msghdr *msg, int flags)
 static int fetch(const char *path, int fd, struct pending *p, vfinfo_recvmsg_t kernel)
 {
 	char *buf = malloc(REPLY_MAX);
-	struct iovec iov = { buf, REPLY_MAX / 2 };
+	struct iovec iov = { buf, KERNEL_REPLY_MAX };
 	struct msghdr m = { .msg_iov = &iov, .msg_iovlen = 1 };
 	ssize_t n;
 
@@ -532,7 +562,7 @@ static int fetch(const char *path, int fd, struct pending *p, vfinfo_recvmsg_t k
 		return -1;
 	}
 	p->len = (size_t)n;
-	add_vfs(path, buf, &p->len);
+	add_vfs(path, p->stats, buf, &p->len);
 	p->buf = buf;
 	p->splice = false;
 	return 0;

@@ -23,6 +23,7 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 #include "rdmanl.h"
+#include "state.h"
 
 #define NLDEV(op) RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op)
 #define BUF 8192
@@ -445,13 +446,69 @@ START_TEST(test_vf_partial_and_extra)
 }
 END_TEST
 
-static int vf_count_cb(const struct nlattr *a, void *data)
-{
-	int *n = data;
+/* What one IFLA_VF_INFO of a reply holds. */
+struct vf_seen {
+	int infos, broadcasts, stats, counters;
+};
 
-	if (mnl_attr_get_type(a) == IFLA_VF_INFO)
-		(*n)++;
+static int vf_stat_cb(const struct nlattr *a, void *data)
+{
+	struct vf_seen *seen = data;
+
+	if (mnl_attr_get_payload_len(a) == sizeof(uint64_t) && mnl_attr_get_u64(a) == 0)
+		seen->counters++;
 	return MNL_CB_OK;
+}
+
+static int vf_attr_cb(const struct nlattr *a, void *data)
+{
+	static const uint8_t bcast[6] = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff };
+	struct vf_seen *seen = data;
+
+	if (mnl_attr_get_type(a) == IFLA_VF_BROADCAST &&
+	    mnl_attr_get_payload_len(a) == sizeof(struct ifla_vf_broadcast) &&
+	    !memcmp(mnl_attr_get_payload(a), bcast, sizeof(bcast)))
+		seen->broadcasts++;
+	if (mnl_attr_get_type(a) == IFLA_VF_STATS) {
+		seen->stats++;
+		mnl_attr_parse_nested(a, vf_stat_cb, seen);
+	}
+	return MNL_CB_OK;
+}
+
+static int vf_info_cb(const struct nlattr *a, void *data)
+{
+	struct vf_seen *seen = data;
+
+	if (mnl_attr_get_type(a) == IFLA_VF_INFO) {
+		seen->infos++;
+		mnl_attr_parse_nested(a, vf_attr_cb, seen);
+	}
+	return MNL_CB_OK;
+}
+
+/* The VF info of a GETLINK reply asking for mask, in one read. */
+static struct vf_seen vf_getlink(struct mnl_socket *nl, uint32_t mask)
+{
+	const size_t size = 256 * 1024;
+	struct vf_seen seen = { 0 };
+	char buf[BUF], *reply = malloc(size);
+	const struct nlattr *a;
+	struct nlmsghdr *nlh;
+
+	ck_assert_ptr_nonnull(reply);
+	nlh = link_req(buf, RTM_GETLINK, 0);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, mask);
+	tx(nl, nlh);
+	ck_assert_int_gt(mnl_socket_recvfrom(nl, reply, size), 0);
+	nlh = (struct nlmsghdr *)reply;
+	ck_assert_uint_eq(nlh->nlmsg_type, RTM_NEWLINK);
+	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
+		if (mnl_attr_get_type(a) == IFLA_VFINFO_LIST)
+			mnl_attr_parse_nested(a, vf_info_cb, &seen);
+	}
+	free(reply);
+	return seen;
 }
 
 /* GETLINK with RTEXT_FILTER_VF: the kernel's reply with IFLA_NUM_VF and one
@@ -463,9 +520,9 @@ START_TEST(test_vf_getlink)
 	struct iovec iov = { small, sizeof(small) };
 	struct msghdr msg = { .msg_iov = &iov, .msg_iovlen = 1 };
 	const struct nlattr *a, *num = NULL, *list = NULL;
+	struct vf_seen infos = { 0 };
 	struct nlmsghdr *nlh;
 	ssize_t peeked, n;
-	int infos = 0;
 
 	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
 	nlh = link_req(buf, RTM_GETLINK, 0);
@@ -488,13 +545,36 @@ START_TEST(test_vf_getlink)
 	ck_assert_uint_eq(mnl_attr_get_u32(num), 2);
 	ck_assert_ptr_nonnull(list);
 	ck_assert_uint_eq(list->nla_type & NLA_F_NESTED, 0);
-	mnl_attr_parse_nested(list, vf_count_cb, &infos);
-	ck_assert_int_eq(infos, 2);
+	mnl_attr_parse_nested(list, vf_info_cb, &infos);
+	ck_assert_int_eq(infos.infos, 2);
 	/* without the filter the kernel's reply is left as it is */
 	tx(nl, link_req(buf, RTM_GETLINK, 0));
 	rx(nl, reply);
 	mnl_attr_for_each(a, (struct nlmsghdr *)reply, sizeof(struct ifinfomsg))
 		ck_assert_uint_ne(mnl_attr_get_type(a), IFLA_VFINFO_LIST);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* rtnl_fill_vfinfo(): the broadcast address, and the 8 counters of
+ * IFLA_VF_STATS unless RTEXT_FILTER_SKIP_STATS, for every VF of the largest
+ * PF the simulator keeps. */
+START_TEST(test_vf_getlink_stats)
+{
+	struct mnl_socket *nl = rt_open();
+	struct vf_seen seen;
+
+	ck_assert_int_eq(ctl("pf %s %s %d", state, veth_a, RDMASIM_MAX_VFS), 0);
+	seen = vf_getlink(nl, RTEXT_FILTER_VF);
+	ck_assert_int_eq(seen.infos, RDMASIM_MAX_VFS);
+	ck_assert_int_eq(seen.broadcasts, RDMASIM_MAX_VFS);
+	ck_assert_int_eq(seen.stats, RDMASIM_MAX_VFS);
+	ck_assert_int_eq(seen.counters, 8 * RDMASIM_MAX_VFS);
+	seen = vf_getlink(nl, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	ck_assert_int_eq(seen.infos, RDMASIM_MAX_VFS);
+	ck_assert_int_eq(seen.broadcasts, RDMASIM_MAX_VFS);
+	ck_assert_int_eq(seen.stats, 0);
+	ck_assert_int_ne(ctl("pf %s %s %d", state, veth_a, RDMASIM_MAX_VFS + 1), 0);
 	mnl_socket_close(nl);
 }
 END_TEST
@@ -886,6 +966,7 @@ int main(void)
 	tcase_add_test(tc, test_vf_vlan_list);
 	tcase_add_test(tc, test_vf_partial_and_extra);
 	tcase_add_test(tc, test_vf_getlink);
+	tcase_add_test(tc, test_vf_getlink_stats);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

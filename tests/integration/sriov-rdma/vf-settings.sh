@@ -77,4 +77,10 @@ netns_del "$POD"
 setting_case "a PF driver without trust, no trust asked" ".vlan = 100" ".vlan == 100" "vlan 100"
 sim lacks
 
+# A PF with 200 VFs: its VF list (39 KiB without stats) does not fit in
+# libnl's default read.
+ok "a PF with 200 VFs" sim pf "$FX_PF" 200
+VF=1
+setting_case "a PF with 200 VFs" "$all" "$all_check" "vlan 100"
+
 done_testing
