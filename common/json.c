@@ -3,12 +3,12 @@
 #include <errno.h>
 #include "json.h"
 
-char *json_print_free(cJSON *root, int built)
+char *json_print_free(cJSON *root, int build_err)
 {
-	char *doc = built ? NULL : cJSON_PrintUnformatted(root);
+	char *doc = build_err ? NULL : cJSON_PrintUnformatted(root);
 
 	cJSON_Delete(root);
 	if (!doc)
-		errno = built ? -built : ENOMEM;
+		errno = build_err ? -build_err : ENOMEM;
 	return doc;
 }

@@ -4,7 +4,7 @@
 
 #include <cjson/cJSON.h>
 
-/* Prints root unformatted when built is 0 and frees root either way (NULL is
- * fine). NULL, with errno set to -built or ENOMEM, when it was not built or
- * printing failed. */
-char *json_print_free(cJSON *root, int built);
+/* Prints root unformatted when build_err is 0 (root was built whole) and
+ * frees root either way (NULL is fine). NULL, with errno set to -build_err or
+ * ENOMEM, when building or printing failed. */
+char *json_print_free(cJSON *root, int build_err);

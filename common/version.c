@@ -40,7 +40,7 @@ char *version_info_json(const char *cni_version)
 {
 	cJSON *root = cJSON_CreateObject();
 	cJSON *list;
-	int built = -ENOMEM;
+	int build_err = -ENOMEM;
 	int v;
 
 	if (!root)
@@ -58,7 +58,7 @@ char *version_info_json(const char *cni_version)
 			goto out;
 		}
 	}
-	built = 0;
+	build_err = 0;
 out:
-	return json_print_free(root, built);
+	return json_print_free(root, build_err);
 }
