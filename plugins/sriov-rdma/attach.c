@@ -169,14 +169,19 @@ void attach_state_name(const char *containerid, const char *ifname, char *out, s
 /* "<containerID>:<ifname>.json" -> its two parts; -EINVAL for other files. */
 int attach_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ])
 {
+	static const char suffix[] = ".json";
 	const char *colon = strchr(name, ':');
-	size_t len = strlen(name);
+	size_t stem = strlen(name), id_len, ifname_len;
 
-	if (!colon || len < 6 || (size_t)(colon - name) >= size ||
-	    (size_t)(name + len - 5 - colon - 1) >= IFNAMSIZ)
+	if (!colon || stem < sizeof(suffix) || strcmp(name + stem - strlen(suffix), suffix))
 		return -EINVAL;
-	snprintf(containerid, size, "%.*s", (int)(colon - name), name);
-	snprintf(ifname, IFNAMSIZ, "%.*s", (int)(name + len - 5 - colon - 1), colon + 1);
+	stem -= strlen(suffix);
+	id_len = (size_t)(colon - name);
+	ifname_len = stem - id_len - 1;
+	if (id_len >= size || ifname_len >= IFNAMSIZ)
+		return -EINVAL;
+	snprintf(containerid, size, "%.*s", (int)id_len, name);
+	snprintf(ifname, IFNAMSIZ, "%.*s", (int)ifname_len, colon + 1);
 	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
 }
 
