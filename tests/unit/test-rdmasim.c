@@ -446,7 +446,7 @@ START_TEST(test_vf_partial_and_extra)
 }
 END_TEST
 
-/* What one IFLA_VF_INFO of a reply holds. */
+/* What the VF list of a reply holds, counted over all its VFs. */
 struct vf_seen {
 	int infos, broadcasts, stats, counters;
 };
