@@ -16,12 +16,19 @@ ETCD_SCHEME=http
 ETCD_ARGS=()
 ETCD_CURL_ARGS=()
 
+# free_port VAR: a port for VAR, below the ephemeral range (32768+), used by
+# no socket and not handed out before in this run (a cluster's ports are
+# all picked before any member listens).
+PORTS_HANDED=' '
 free_port() {
 	local p
 	while :; do
-		# Below the ephemeral range (32768+), not used by any socket.
 		p=$((20000 + RANDOM % 12000))
-		ss -Htan "sport = :$p" | grep -q . || { echo "$p"; return; }
+		[[ $PORTS_HANDED == *" $p "* ]] && continue
+		ss -Htan "sport = :$p" | grep -q . && continue
+		PORTS_HANDED+="$p "
+		printf -v "$1" '%s' "$p"
+		return
 	done
 }
 
@@ -52,12 +59,12 @@ etcd_wait() {
 # its pid, VAR_DIR to its temp dir. Returns 1 if not healthy within 20 s
 # (three tries: a port can be taken between the check and the bind).
 etcd_start() {
-	local var=$1 dir url peer
+	local var=$1 dir url peer port
 	for _ in 1 2 3; do
 		dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 		ETCD_DIRS+=("$dir")
-		url=$ETCD_SCHEME://127.0.0.1:$(free_port)
-		peer=http://127.0.0.1:$(free_port)
+		free_port port && url=$ETCD_SCHEME://127.0.0.1:$port
+		free_port port && peer=http://127.0.0.1:$port
 		echo "$peer" >"$dir/peer"
 		etcd_run "$dir" "$url" "$peer"
 		printf -v "$var" '%s' "$url"
@@ -82,12 +89,12 @@ etcd_restart() {
 # etcd_cluster VAR: three members on loopback, one temp dir (VAR_DIR);
 # VAR_1..VAR_3 hold the client URLs and VAR_PID_1..3 the pids.
 etcd_cluster() {
-	local var=$1 dir i init='' url=() peer=()
+	local var=$1 dir i init='' url=() peer=() port
 	dir=$(mktemp -d "${TMPDIR:-/tmp}/ippool-etcd.$$.XXXXXX")
 	ETCD_DIRS+=("$dir")
 	for i in 1 2 3; do
-		url[i]=http://127.0.0.1:$(free_port)
-		peer[i]=http://127.0.0.1:$(free_port)
+		free_port port && url[i]=http://127.0.0.1:$port
+		free_port port && peer[i]=http://127.0.0.1:$port
 		init+="m$i=${peer[i]},"
 	done
 	for i in 1 2 3; do

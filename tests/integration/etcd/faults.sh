@@ -8,7 +8,8 @@
 command -v "$ETCD_BIN" >/dev/null || { echo "1..0 # SKIP needs its own etcd: no $ETCD_BIN"; exit 77; }
 
 etcd_start F || exit 1
-DEAD=http://127.0.0.1:$(free_port)
+free_port dead_port
+DEAD=http://127.0.0.1:$dead_port
 
 # cf PREFIX ENDPOINTS_JSON [CNI_VERSION]
 cf() {
