@@ -44,10 +44,17 @@ P=t$(printf '%x%02x' $$ $((RANDOM % 256)))
 TMP=$(mktemp -d "/tmp/$P.XXXXXX")
 T_NETNS=()
 
+# Commands a script adds here (e.g. removing a trace instance) run first at
+# exit, the last added first.
+T_AT_EXIT=()
+
 # Every link a test makes has an end in a netns it made (the switch holds
 # the peer of each stand-in), so deleting the netns removes the links too.
 t_cleanup() {
 	local i
+	for ((i = ${#T_AT_EXIT[@]} - 1; i >= 0; i--)); do
+		${T_AT_EXIT[i]}
+	done
 	for ((i = ${#T_NETNS[@]} - 1; i >= 0; i--)); do
 		ip netns del "${T_NETNS[i]}" 2>/dev/null
 	done
@@ -142,7 +149,7 @@ pci_dev() {
 }
 
 fx_setup() {
-	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive vfinfo= i bdf
+	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive vfinfo="" i bdf
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--vfs) nvfs=$2; shift ;;
