@@ -672,19 +672,34 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 	}
 }
 
+/* Past 64 KiB (about 334 VFs without stats) the kernel's nla_nest_end()
+ * wraps IFLA_VFINFO_LIST's 16-bit length, yet all its entries are there. So
+ * the top level is read only up to the list (IFLA_NUM_VF comes before it),
+ * and the entries are walked by that count, bounded by the message's end. */
 static int parse_vf(struct nlmsghdr *nlh, void *arg)
 {
-	struct nlattr *tb[IFLA_MAX + 1], *info;
+	struct nlattr *a, *list = NULL;
 	struct vf_query *q = arg;
+	uint32_t n_vfs = UINT32_MAX, i;
 	int rem;
 
-	if (nlmsg_parse(nlh, sizeof(struct ifinfomsg), tb, IFLA_MAX, NULL) < 0)
-		return -EPROTO;
-	if (!tb[IFLA_VFINFO_LIST])
+	nlmsg_for_each_attr(a, nlh, sizeof(struct ifinfomsg), rem) {
+		if (nla_type(a) == IFLA_NUM_VF && nla_len(a) >= (int)sizeof(uint32_t))
+			n_vfs = nla_get_u32(a);
+		if (nla_type(a) == IFLA_VFINFO_LIST) {
+			list = a;
+			break;
+		}
+	}
+	if (!list)
 		return 0;
-	nla_for_each_nested(info, tb[IFLA_VFINFO_LIST], rem) {
-		if (nla_type(info) == IFLA_VF_INFO && !q->found)
-			parse_vf_info(info, q);
+	/* without the count before it (not the kernel's order): the list's own length */
+	rem = n_vfs == UINT32_MAX ? nla_len(list) :
+	      (int)((char *)nlmsg_tail(nlh) - (char *)nla_data(list));
+	for (a = nla_data(list), i = 0; i < n_vfs && !q->found && nla_ok(a, rem);
+	     i++, a = nla_next(a, &rem)) {
+		if (nla_type(a) == IFLA_VF_INFO)
+			parse_vf_info(a, q);
 	}
 	return 0;
 }

@@ -110,10 +110,29 @@ static int find_pf(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
+/* Why the PF's VF settings could not be read, and what to do about it. */
+static void vf_read_error(const struct attach *a, int ret, const char *fields, struct cni_err *err)
+{
+	if (ret == -ENOENT)
+		cni_err_set(err, CNI_ERR_NETLINK, "PF %s reports no settings for VF %d (%s): "
+			    "cannot set %s", a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf, fields);
+	else if (ret == -EMSGSIZE)
+		cni_err_set(err, CNI_ERR_NETLINK, "cannot read the VF settings of PF %s (VF %d, %s): "
+			    "the kernel cannot fit its VF list in one netlink message (%s), as on "
+			    "some InfiniBand PFs with many VFs: leave %s out of this network, or "
+			    "create fewer VFs", a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf,
+			    strerror(-ret), fields);
+	else
+		cni_err_set(err, CNI_ERR_NETLINK, "cannot read the VF settings of PF %s (VF %d, %s): "
+			    "%s: cannot set %s", a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf,
+			    strerror(-ret), fields);
+}
+
 /* Before any change: the PF, and the VF settings vf_apply will change as
  * they are now, so the state saved before vf_apply can put them back. The
- * MAC alone on a PF without VF info (a PF stand-in, or a driver that reports
- * none) is set on the netdev only; any other setting needs the PF. */
+ * MAC alone on a PF without readable VF info (a PF stand-in, a driver that
+ * reports none, a VF list the kernel cannot send) is set on the netdev
+ * only; any other setting needs the PF. */
 int vf_prepare(struct attach *a, struct cni_err *err)
 {
 	unsigned int mask = a->conf.vf_mask;
@@ -126,12 +145,10 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 	if (ret < 0)
 		return ret;
 	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig);
-	if (ret == -ENOENT && mask == VF_MAC)
+	if ((ret == -ENOENT || ret == -EMSGSIZE) && mask == VF_MAC)
 		return 0;
 	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_NETLINK, "PF %s reports no settings for VF %d (%s): "
-			    "cannot set %s", a->vf.pf_ifname, a->vf.vf_index, a->vf.bdf,
-			    field_names(mask & ~VF_MAC, names));
+		vf_read_error(a, ret, field_names(mask & ~VF_MAC, names), err);
 		return ret;
 	}
 	a->vf_set = true;

@@ -145,6 +145,25 @@ static int cmd_lacks(struct rdmasim_state *st, int argc, char **argv)
 	return 0;
 }
 
+/* GETLINK of the PF asking for its VF info fails with errno n (0: it does
+ * not), as rtnl_getlink() does when the reply outgrows its size estimate. */
+static int cmd_getlink_error(struct rdmasim_state *st, int argc, char **argv)
+{
+	char *end;
+	long n;
+
+	if (!st->pf.name[0])
+		return -ENODEV;
+	if (argc != 1)
+		return -EINVAL;
+	errno = 0;
+	n = strtol(argv[0], &end, 10);
+	if (errno || *end || n < 0 || n > 4095)
+		return -EINVAL;
+	st->pf.getlink_error = (uint32_t)n;
+	return 0;
+}
+
 struct cmd {
 	const char *name;
 	int (*fn)(struct rdmasim_state *st, int argc, char **argv);
@@ -159,6 +178,7 @@ static const struct cmd cmds[] = {
 	{ "netns-gone", cmd_netns_gone, true, true },
 	{ "pf", cmd_pf, true, true },
 	{ "lacks", cmd_lacks, true, true },
+	{ "getlink-error", cmd_getlink_error, true, true },
 	{ "show", NULL, true, false },
 };
 
@@ -205,6 +225,7 @@ static void usage(void)
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
 	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs>\n"
 	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust]...\n"
+	      "       rdmasim-ctl getlink-error <state> <errno>\n"
 	      "       rdmasim-ctl show <state>\n", stderr);
 }
 

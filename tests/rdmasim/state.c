@@ -207,7 +207,8 @@ static int parse_pf(struct rdmasim_pf *pf, const cJSON *obj)
 	if (!obj)
 		return 0;
 	if (copy_str(pf->name, sizeof(pf->name), obj, "name") ||
-	    get_u32(&pf->ifindex, obj, "ifindex") || !cJSON_IsArray(vfs) ||
+	    get_u32(&pf->ifindex, obj, "ifindex") ||
+	    get_u32(&pf->getlink_error, obj, "getlink_error") || !cJSON_IsArray(vfs) ||
 	    parse_lacks(&pf->lacks, cJSON_GetObjectItemCaseSensitive(obj, "lacks")))
 		return -EINVAL;
 	cJSON_ArrayForEach(v, vfs) {
@@ -305,7 +306,8 @@ static cJSON *pf_json(const struct rdmasim_pf *pf)
 	int n;
 
 	if (!o || !lacks || !vfs || !cJSON_AddStringToObject(o, "name", pf->name) ||
-	    !cJSON_AddNumberToObject(o, "ifindex", pf->ifindex))
+	    !cJSON_AddNumberToObject(o, "ifindex", pf->ifindex) ||
+	    !cJSON_AddNumberToObject(o, "getlink_error", pf->getlink_error))
 		goto fail;
 	for (i = 0; i < sizeof(vf_ops) / sizeof(vf_ops[0]); i++) {
 		if ((pf->lacks & vf_ops[i].op) &&

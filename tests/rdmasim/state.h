@@ -19,8 +19,9 @@ struct rdmasim_dev {
 	unsigned long netns;		/* inode of the netns it is in */
 };
 
-/* 200 VFs with stats take 59 KiB of IFLA_VFINFO_LIST: an attribute holds 64 */
-#define RDMASIM_MAX_VFS 200
+/* Past 64 KiB of IFLA_VFINFO_LIST (about 222 VFs with stats, 334 without)
+ * its 16-bit length wraps, as the kernel's nla_nest_end() lets it */
+#define RDMASIM_MAX_VFS 400
 
 /* A VF's admin settings as the PF driver keeps them (ndo_set_vf_*). */
 struct rdmasim_vf {
@@ -45,6 +46,7 @@ struct rdmasim_pf {
 	uint32_t ifindex;
 	int n_vfs;
 	unsigned int lacks;		/* enum rdmasim_vf_op */
+	uint32_t getlink_error;		/* errno of a GETLINK asking its VF info; 0 none */
 	struct rdmasim_vf vfs[RDMASIM_MAX_VFS];
 };
 

@@ -481,18 +481,42 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 	return true;
 }
 
-/* RTM_GETLINK of one link asking for VF info: the kernel answers, we add. */
-static void get_request(int fd, const struct nlmsghdr *nlh)
+/* The errno the simulated PF ifindex fails a VF info GETLINK with; 0 none. */
+static int getlink_error(const char *path, int ifindex)
+{
+	struct rdmasim_state *st = malloc(sizeof(*st));
+	int lockfd = st ? rdmasim_lock(path) : -ENOMEM, err = 0;
+
+	if (lockfd >= 0 && !rdmasim_load(path, st) && st->pf.name[0] &&
+	    (uint32_t)ifindex == st->pf.ifindex)
+		err = (int)st->pf.getlink_error;
+	rdmasim_unlock(lockfd);
+	free(st);
+	return err;
+}
+
+/* RTM_GETLINK of one link asking for VF info: the kernel answers, we add;
+ * or the PF's getlink_error, as rtnl_getlink() returns one (true: answered). */
+static bool get_request(const char *path, int fd, const struct nlmsghdr *nlh,
+			const struct ifinfomsg *ifi)
 {
 	const struct nlattr *attr = find_attr(nlh, IFLA_EXT_MASK);
 	uint32_t mask;
+	int err;
 
 	if (nlh->nlmsg_type != RTM_GETLINK || (nlh->nlmsg_flags & NLM_F_DUMP) || !attr ||
 	    mnl_attr_get_payload_len(attr) < sizeof(uint32_t))
-		return;
+		return false;
 	mask = mnl_attr_get_u32(attr);
-	if (mask & RTEXT_FILTER_VF)
-		mark_splice(fd, !(mask & RTEXT_FILTER_SKIP_STATS));
+	if (!(mask & RTEXT_FILTER_VF))
+		return false;
+	err = getlink_error(path, ifi->ifi_index);
+	if (err) {
+		ack(fd, nlh, -err);
+		return true;
+	}
+	mark_splice(fd, !(mask & RTEXT_FILTER_SKIP_STATS));
+	return false;
 }
 
 bool vfinfo_send(const char *path, int fd, const void *buf, size_t len)
@@ -501,10 +525,7 @@ bool vfinfo_send(const char *path, int fd, const void *buf, size_t len)
 
 	if (!path || !ifi || !host_rtnl(fd))
 		return false;
-	if (set_request(path, fd, buf, ifi))
-		return true;
-	get_request(fd, buf);
-	return false;
+	return set_request(path, fd, buf, ifi) || get_request(path, fd, buf, ifi);
 }
 
 static struct pending *find(int fd)

@@ -211,9 +211,10 @@ START_TEST(test_decode_round_trip)
 }
 END_TEST
 
-/* A PF reply the way the kernel builds it: every VF, both VLAN forms,
- * -1 (as u32) where the driver has no answer. */
-static int pf_reply(char *buf, size_t size, bool with_vfs)
+/* A PF reply the way the kernel builds it: IFLA_NUM_VF, then every VF in
+ * IFLA_VFINFO_LIST (both VLAN forms, -1 as u32 where the driver has no
+ * answer), then more attributes; n_vfs 0 is a link without VF info. */
+static int pf_reply(char *buf, size_t size, uint32_t n_vfs)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
 	struct ifinfomsg *ifi;
@@ -224,13 +225,14 @@ static int pf_reply(char *buf, size_t size, bool with_vfs)
 	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
 	ifi->ifi_index = 7;
 	mnl_attr_put_strz(nlh, IFLA_IFNAME, "ens8f0");
-	if (!with_vfs)
+	if (!n_vfs)
 		return nlh->nlmsg_len;
+	mnl_attr_put_u32(nlh, IFLA_NUM_VF, n_vfs);
 	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
-	for (vf = 0; vf < 3; vf++) {
-		struct ifla_vf_mac mac = { .vf = vf, .mac = { 0x02, 0, 0, 0, 0, vf } };
-		struct ifla_vf_vlan vlan = { .vf = vf, .vlan = 10 + vf, .qos = vf };
-		struct ifla_vf_vlan_info vi = { .vf = vf, .vlan = 10 + vf, .qos = vf,
+	for (vf = 0; vf < n_vfs; vf++) {
+		struct ifla_vf_mac mac = { .vf = vf, .mac = { 0x02, 0, 0, 0, vf >> 8, vf & 0xff } };
+		struct ifla_vf_vlan vlan = { .vf = vf, .vlan = 10 + vf, .qos = vf % 8 };
+		struct ifla_vf_vlan_info vi = { .vf = vf, .vlan = 10 + vf, .qos = vf % 8,
 						.vlan_proto = htons(vf == 2 ? ETH_P_8021AD : ETH_P_8021Q) };
 		struct ifla_vf_spoofchk spoof = { .vf = vf, .setting = vf == 1 };
 		struct ifla_vf_trust trust = { .vf = vf, .setting = (uint32_t)-1 };
@@ -249,7 +251,9 @@ static int pf_reply(char *buf, size_t size, bool with_vfs)
 		mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
 		mnl_attr_nest_end(nlh, info);
 	}
+	/* the 16-bit length wraps past 64 KiB, as the kernel's does */
 	mnl_attr_nest_end(nlh, list);
+	mnl_attr_nest_end(nlh, mnl_attr_nest_start(nlh, IFLA_AF_SPEC));
 	ck_assert_uint_le(nlh->nlmsg_len, size);
 	return nlh->nlmsg_len;
 }
@@ -261,7 +265,7 @@ START_TEST(test_decode_pf_reply)
 	struct vf_config got;
 	int len;
 
-	len = pf_reply(buf, sizeof(buf), true);
+	len = pf_reply(buf, sizeof(buf), 3);
 	ck_assert_int_eq(link_vf_decode(buf, len, 2, &got), 0);
 	ck_assert_mem_eq(got.mac, mac2, 6);
 	ck_assert_int_eq(got.vlan, 12);
@@ -278,8 +282,32 @@ START_TEST(test_decode_pf_reply)
 	ck_assert_int_eq(link_vf_decode(buf, len, 3, &got), -ENOENT);
 	ck_assert_int_eq(link_vf_decode(buf, len - 1, 2, &got), -EINVAL);
 	/* a link without VF info, like a veth */
-	len = pf_reply(buf, sizeof(buf), false);
+	len = pf_reply(buf, sizeof(buf), 0);
 	ck_assert_int_eq(link_vf_decode(buf, len, 0, &got), -ENOENT);
+}
+END_TEST
+
+/* 500 VFs take 68 KiB: the list's length has wrapped, and a reader that
+ * trusts it sees only the first 18. */
+START_TEST(test_decode_pf_reply_wrapped)
+{
+	static const uint8_t mac499[6] = { 0x02, 0, 0, 0, 1, 499 & 0xff };
+	static char buf[128 * 1024];
+	struct vf_config got;
+	int len;
+
+	len = pf_reply(buf, sizeof(buf), 500);
+	ck_assert_int_gt(len, 65536 + 1024);
+	ck_assert_int_eq(link_vf_decode(buf, len, 499, &got), 0);
+	ck_assert_mem_eq(got.mac, mac499, 6);
+	ck_assert_int_eq(got.vlan, 509);
+	ck_assert_int_eq(got.qos, 499 % 8);
+	ck_assert_uint_eq(got.max_tx_rate, 499000);
+	ck_assert_int_eq(link_vf_decode(buf, len, 300, &got), 0);
+	ck_assert_int_eq(got.vlan, 310);
+	ck_assert_int_eq(link_vf_decode(buf, len, 2, &got), 0);
+	ck_assert_int_eq(got.vlan_proto, ETH_P_8021AD);
+	ck_assert_int_eq(link_vf_decode(buf, len, 500, &got), -ENOENT);
 }
 END_TEST
 
@@ -663,6 +691,7 @@ int main(void)
 	tcase_add_test(tc, test_encode_small_buffer);
 	tcase_add_loop_test(tc, test_decode_round_trip, 0, sizeof(round_trips) / sizeof(round_trips[0]));
 	tcase_add_test(tc, test_decode_pf_reply);
+	tcase_add_test(tc, test_decode_pf_reply_wrapped);
 	suite_add_tcase(s, tc);
 	if (geteuid() == 0) {
 		rt = tcase_create("netns");

@@ -449,6 +449,7 @@ END_TEST
 /* What the VF list of a reply holds, counted over all its VFs. */
 struct vf_seen {
 	int infos, broadcasts, stats, counters;
+	bool wrapped;		/* the list's 16-bit length wrapped */
 };
 
 static int vf_stat_cb(const struct nlattr *a, void *data)
@@ -487,14 +488,20 @@ static int vf_info_cb(const struct nlattr *a, void *data)
 	return MNL_CB_OK;
 }
 
-/* The VF info of a GETLINK reply asking for mask, in one read. */
+/* The VF info of a GETLINK reply asking for mask, in one read: the
+ * IFLA_NUM_VF entries from the start of IFLA_VFINFO_LIST, whose own length
+ * must be their true length modulo 2^16, as the kernel's nla_nest_end()
+ * leaves it. The top level is read only up to the list. */
 static struct vf_seen vf_getlink(struct mnl_socket *nl, uint32_t mask)
 {
 	const size_t size = 256 * 1024;
 	struct vf_seen seen = { 0 };
 	char buf[BUF], *reply = malloc(size);
-	const struct nlattr *a;
+	const struct nlattr *a, *list = NULL;
 	struct nlmsghdr *nlh;
+	uint32_t n_vfs = 0;
+	size_t len = MNL_ATTR_HDRLEN;
+	int rest;
 
 	ck_assert_ptr_nonnull(reply);
 	nlh = link_req(buf, RTM_GETLINK, 0);
@@ -504,9 +511,24 @@ static struct vf_seen vf_getlink(struct mnl_socket *nl, uint32_t mask)
 	nlh = (struct nlmsghdr *)reply;
 	ck_assert_uint_eq(nlh->nlmsg_type, RTM_NEWLINK);
 	mnl_attr_for_each(a, nlh, sizeof(struct ifinfomsg)) {
-		if (mnl_attr_get_type(a) == IFLA_VFINFO_LIST)
-			mnl_attr_parse_nested(a, vf_info_cb, &seen);
+		if (mnl_attr_get_type(a) == IFLA_NUM_VF)
+			n_vfs = mnl_attr_get_u32(a);
+		if (mnl_attr_get_type(a) == IFLA_VFINFO_LIST) {
+			list = a;
+			break;
+		}
 	}
+	ck_assert_ptr_nonnull(list);
+	a = mnl_attr_get_payload(list);
+	rest = (int)((char *)nlh + nlh->nlmsg_len - (char *)a);
+	for (uint32_t i = 0; i < n_vfs; i++, a = mnl_attr_next(a)) {
+		ck_assert(mnl_attr_ok(a, rest));
+		vf_info_cb(a, &seen);
+		len += MNL_ALIGN(a->nla_len);
+		rest -= MNL_ALIGN(a->nla_len);
+	}
+	ck_assert_uint_eq(list->nla_len, (uint16_t)len);
+	seen.wrapped = len > UINT16_MAX;
 	free(reply);
 	return seen;
 }
@@ -558,7 +580,7 @@ END_TEST
 
 /* rtnl_fill_vfinfo(): the broadcast address, and the 8 counters of
  * IFLA_VF_STATS unless RTEXT_FILTER_SKIP_STATS, for every VF of the largest
- * PF the simulator keeps. */
+ * PF the simulator keeps, whose list is past what 16 bits can measure. */
 START_TEST(test_vf_getlink_stats)
 {
 	struct mnl_socket *nl = rt_open();
@@ -570,11 +592,40 @@ START_TEST(test_vf_getlink_stats)
 	ck_assert_int_eq(seen.broadcasts, RDMASIM_MAX_VFS);
 	ck_assert_int_eq(seen.stats, RDMASIM_MAX_VFS);
 	ck_assert_int_eq(seen.counters, 8 * RDMASIM_MAX_VFS);
+	ck_assert(seen.wrapped);
 	seen = vf_getlink(nl, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
 	ck_assert_int_eq(seen.infos, RDMASIM_MAX_VFS);
 	ck_assert_int_eq(seen.broadcasts, RDMASIM_MAX_VFS);
 	ck_assert_int_eq(seen.stats, 0);
+	ck_assert(seen.wrapped);
 	ck_assert_int_ne(ctl("pf %s %s %d", state, veth_a, RDMASIM_MAX_VFS + 1), 0);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* rdmasim-ctl getlink-error: a GETLINK of the PF asking for its VF info gets
+ * that error, as from rtnl_getlink(); one that does not ask gets the link. */
+START_TEST(test_vf_getlink_error)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	ck_assert_int_eq(ctl("getlink-error %s 90", state), 0);
+	nlh = link_req(buf, RTM_GETLINK, 0);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	ck_assert_int_eq(request_err(nl, nlh, reply), -EMSGSIZE);
+	ck_assert_uint_eq(((struct nlmsghdr *)reply)->nlmsg_seq, 7);
+	tx(nl, link_req(buf, RTM_GETLINK, 0));
+	rx(nl, reply);
+	ck_assert_uint_eq(((struct nlmsghdr *)reply)->nlmsg_type, RTM_NEWLINK);
+	ck_assert_int_eq(ctl("getlink-error %s 0", state), 0);
+	nlh = link_req(buf, RTM_GETLINK, 0);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF);
+	tx(nl, nlh);
+	rx(nl, reply);
+	ck_assert_uint_eq(((struct nlmsghdr *)reply)->nlmsg_type, RTM_NEWLINK);
 	mnl_socket_close(nl);
 }
 END_TEST
@@ -967,6 +1018,7 @@ int main(void)
 	tcase_add_test(tc, test_vf_partial_and_extra);
 	tcase_add_test(tc, test_vf_getlink);
 	tcase_add_test(tc, test_vf_getlink_stats);
+	tcase_add_test(tc, test_vf_getlink_error);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);

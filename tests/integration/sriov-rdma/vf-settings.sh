@@ -5,6 +5,8 @@
 . "$(dirname "$0")/../lib.sh"
 
 fx_setup --vfs 2 --vf-info
+# the fixture VF the tests use ($VF) is the PF's VF $PF_VF
+PF_VF=$VF
 
 # pf_line I: VF I as iproute2 shows it in the PF's `ip link show` (an
 # independent reader of the VF info the PF reports).
@@ -18,8 +20,9 @@ vf_is() {
 }
 
 # setting_case DESC JQ-SETTINGS JQ-CHECK IP-TEXT [BREAK]: ADD with the
-# settings sets them on VF $VF (the PF reports JQ-CHECK true, iproute2 shows
-# IP-TEXT); BREAK (optional) then hits the pod; DEL puts back everything.
+# settings for the fixture's VF $VF sets them on the PF's VF $PF_VF (the PF
+# reports JQ-CHECK true, iproute2 shows IP-TEXT unless it is empty); BREAK
+# (optional) then hits the pod; DEL puts back everything.
 setting_case() {
 	local desc=$1 c before
 	pod_new
@@ -27,8 +30,9 @@ setting_case() {
 	c=$(conf 1.0.0 ".rdma = false | $2")
 	cni ADD "$c"
 	if is "$RC" 0 "$desc: ADD succeeds"; then
-		ok "$desc: the PF reports it on VF $VF" vf_is "$VF" "$3"
-		like "$(pf_line "$VF")" "$4" "$desc: ip link shows \"$4\" on vf $VF"
+		ok "$desc: the PF reports it on VF $PF_VF" vf_is "$PF_VF" "$3"
+		[ -z "$4" ] ||
+			like "$(pf_line "$PF_VF")" "$4" "$desc: ip link shows \"$4\" on vf $PF_VF"
 		[ $# -lt 5 ] || "$5"
 		cni DEL "$(with_prev "$c" "$OUT")"
 		is "$RC" 0 "$desc: DEL succeeds"
@@ -53,12 +57,12 @@ EOF_SETTINGS
 all='.vlan = 100 | .vlanQoS = 3 | .spoofchk = "off" | .trust = "on" | .link_state = "enable" | .min_tx_rate = 10 | .max_tx_rate = 1000'
 all_check='.vlan == 100 and .qos == 3 and .spoofchk == false and .trust == true and .link_state == 1 and .max_tx_rate == 1000'
 
-VF=1
+VF=1 PF_VF=1
 setting_case "the second VF" "$all" "$all_check" "vlan 100"
 is "$(jq -c '.pf.vfs[0]' "$RDMA_SIM_STATE")" \
 	'{"mac":"00:00:00:00:00:00","vlan":0,"qos":0,"vlan_proto":33024,"spoofchk":true,"trust":false,"link_state":0,"min_tx_rate":0,"max_tx_rate":0}' \
 	"the second VF: VF 0 was never touched"
-VF=0
+VF=0 PF_VF=0
 
 # The pod netns is gone before DEL: the kernel has returned the VF; the
 # state file still holds the original settings.
@@ -80,7 +84,40 @@ sim lacks
 # A PF with 200 VFs: its VF list (39 KiB without stats) does not fit in
 # libnl's default read.
 ok "a PF with 200 VFs" sim pf "$FX_PF" 200
-VF=1
+VF=1 PF_VF=1
 setting_case "a PF with 200 VFs" "$all" "$all_check" "vlan 100"
+
+# A PF with 400 VFs: its VF list (78 KiB without stats) overflows the 16-bit
+# length of a netlink attribute, and the kernel sends it wrapped; the
+# fixture's second VF is the PF's VF 350, far past the wrapped length.
+# iproute2 (6.1) trusts that length: it lists the first VFs only.
+ok "a PF with 400 VFs" sim pf "$FX_PF" 400
+like "$(LD_PRELOAD=$RDMASIM_LIB ip link show "$FX_PF" 2>&1 >/dev/null)" "Truncated VF list" \
+	"a PF with 400 VFs: iproute2 finds its VF list cut short"
+mv "$FX_DEVICES/$FX_PF_BDF/virtfn1" "$FX_DEVICES/$FX_PF_BDF/virtfn350"
+PF_VF=350
+setting_case "a PF with 400 VFs, VF 350" "$all" "$all_check" ""
+
+# A PF whose VF list the kernel cannot send: rtnl_getlink() fails with
+# EMSGSIZE (90) when its reply outgrows its own estimate, as users of
+# InfiniBand PFs with many VFs have met. VF settings are refused, naming the
+# cause and the fix; the MAC alone is set on the netdev, as for a PF that
+# reports no VF info.
+desc="a PF whose VF list the kernel cannot send"
+ok "$desc" sim getlink-error 90
+pod_new
+add_fails 104 "the kernel cannot fit its VF list in one netlink message (Message too long)" \
+	"$desc, a VLAN asked" "$(conf 1.0.0 '.rdma = false | .vlan = 100')"
+like "$(jout .msg)" "leave vlan/vlanQoS/vlanProto out of this network, or create fewer VFs" \
+	"$desc: the error says what to do"
+c=$(conf 1.0.0 '.rdma = false | .mac = "02:11:22:33:44:66"')
+cni ADD "$c"
+is "$RC" 0 "$desc, the MAC alone: ADD succeeds"
+is "$(vf_link "$VF" "$POD" | jq -r .address)" "02:11:22:33:44:66" "$desc: the pod's netdev has the MAC"
+ok "$desc: the PF's VF $PF_VF keeps its admin MAC" vf_is "$PF_VF" '.mac == "00:00:00:00:00:00"'
+cni DEL "$(with_prev "$c" "$OUT")"
+is "$RC" 0 "$desc, the MAC alone: DEL succeeds"
+netns_del "$POD"
+sim getlink-error 0
 
 done_testing
