@@ -420,23 +420,37 @@ static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i
 	mnl_attr_nest_end(nlh, info);
 }
 
+/* The state, its lock held in *lockfd, when ifindex is the simulated PF;
+ * NULL, nothing held, otherwise. */
+static struct rdmasim_state *pf_state(const char *path, int ifindex, int *lockfd)
+{
+	struct rdmasim_state *st = malloc(sizeof(*st));
+
+	*lockfd = st ? rdmasim_lock(path) : -ENOMEM;
+	if (*lockfd < 0 || rdmasim_load(path, st) || !st->pf.name[0] ||
+	    (uint32_t)ifindex != st->pf.ifindex) {
+		rdmasim_unlock(*lockfd);
+		free(st);
+		return NULL;
+	}
+	return st;
+}
+
 /* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST. */
 static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	const struct ifinfomsg *ifi = link_req(buf, *len);
-	struct rdmasim_state *st = malloc(sizeof(*st));
+	struct rdmasim_state *st;
 	struct nlattr *list;
-	int fd;
+	int lockfd;
 
-	if (!st || !ifi || nlh->nlmsg_type != RTM_NEWLINK)
-		goto out;
-	fd = rdmasim_lock(path);
-	if (fd < 0 || rdmasim_load(path, st) || (uint32_t)ifi->ifi_index != st->pf.ifindex) {
-		rdmasim_unlock(fd);
-		goto out;
-	}
-	rdmasim_unlock(fd);
+	if (!ifi || nlh->nlmsg_type != RTM_NEWLINK)
+		return;
+	st = pf_state(path, ifi->ifi_index, &lockfd);
+	if (!st)
+		return;
+	rdmasim_unlock(lockfd);
 	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
 	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)st->pf.n_vfs);
 	list = nest_start(nlh, IFLA_VFINFO_LIST);
@@ -444,7 +458,6 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 		put_vf(nlh, &st->pf, (uint32_t)i, stats);
 	mnl_attr_nest_end(nlh, list);
 	*len = nlh->nlmsg_len;
-out:
 	free(st);
 }
 
@@ -460,14 +473,9 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 	if ((nlh->nlmsg_type != RTM_SETLINK && nlh->nlmsg_type != RTM_NEWLINK) ||
 	    !find_attr(nlh, IFLA_VFINFO_LIST))
 		return false;
-	st = malloc(sizeof(*st));
-	lockfd = st ? rdmasim_lock(path) : -ENOMEM;
-	if (lockfd < 0 || rdmasim_load(path, st) || !st->pf.name[0] ||
-	    (uint32_t)ifi->ifi_index != st->pf.ifindex) {
-		rdmasim_unlock(lockfd);
-		free(st);
+	st = pf_state(path, ifi->ifi_index, &lockfd);
+	if (!st)
 		return false;
-	}
 	/* extra attributes would be the kernel's to apply: not simulated */
 	ret = only_attr(nlh, IFLA_VFINFO_LIST) ?
 	      set_vfinfo_list(&st->pf, find_attr(nlh, IFLA_VFINFO_LIST)) : -EOPNOTSUPP;
@@ -484,13 +492,13 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 /* The errno the simulated PF ifindex fails a VF info GETLINK with; 0 none. */
 static int getlink_error(const char *path, int ifindex)
 {
-	struct rdmasim_state *st = malloc(sizeof(*st));
-	int lockfd = st ? rdmasim_lock(path) : -ENOMEM, err = 0;
+	int lockfd, err;
+	struct rdmasim_state *st = pf_state(path, ifindex, &lockfd);
 
-	if (lockfd >= 0 && !rdmasim_load(path, st) && st->pf.name[0] &&
-	    (uint32_t)ifindex == st->pf.ifindex)
-		err = (int)st->pf.getlink_error;
+	if (!st)
+		return 0;
 	rdmasim_unlock(lockfd);
+	err = (int)st->pf.getlink_error;
 	free(st);
 	return err;
 }
