@@ -1,0 +1,106 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for guid.c: the text form ib-sriov-cni and iproute2 take, and
+ * the port GUID in an IPoIB hardware address. */
+#include <errno.h>
+#include <string.h>
+#include "guid.h"
+#include "unit.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+static const struct {
+	const char *in;
+	int ret;
+	uint64_t guid;
+} parse_cases[] = {
+	{ "00:02:c9:03:00:21:6e:70", 0, 0x0002c90300216e70ULL },
+	{ "AB:CD:EF:01:23:45:67:89", 0, 0xabcdef0123456789ULL },
+	{ "aB:cD:eF:01:23:45:67:89", 0, 0xabcdef0123456789ULL },
+	{ "00:00:00:00:00:00:00:00", 0, 0 },
+	{ "ff:ff:ff:ff:ff:ff:ff:ff", 0, UINT64_MAX },
+	{ "", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:7", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:70:", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:70:11", -EINVAL, 0 },
+	{ "00-02-c9-03-00-21-6e-70", -EINVAL, 0 },
+	{ "0002:c903:0021:6e70", -EINVAL, 0 },
+	{ "0x02c90300216e70", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:7g", -EINVAL, 0 },
+	{ " 0:02:c9:03:00:21:6e:70", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:70 ", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:7\n", -EINVAL, 0 },
+	{ "02:00:00:00:00:01", -EINVAL, 0 },
+};
+
+START_TEST(test_parse)
+{
+	uint64_t guid = 42;
+
+	ck_assert_int_eq(guid_parse(parse_cases[_i].in, &guid), parse_cases[_i].ret);
+	ck_assert_uint_eq(guid, parse_cases[_i].ret ? 42 : parse_cases[_i].guid);
+}
+END_TEST
+
+static const struct {
+	uint64_t guid;
+	const char *text;
+} format_cases[] = {
+	{ 0x0002c90300216e70ULL, "00:02:c9:03:00:21:6e:70" },
+	{ 0xabcdef0123456789ULL, "ab:cd:ef:01:23:45:67:89" },
+	{ 0, "00:00:00:00:00:00:00:00" },
+	{ UINT64_MAX, "ff:ff:ff:ff:ff:ff:ff:ff" },
+};
+
+/* Printing is lower case, and what is printed parses back to the same GUID. */
+START_TEST(test_format)
+{
+	char text[GUID_STR_LEN + 1];
+	uint64_t back;
+
+	guid_format(format_cases[_i].guid, text);
+	ck_assert_str_eq(text, format_cases[_i].text);
+	ck_assert_int_eq(guid_parse(text, &back), 0);
+	ck_assert_uint_eq(back, format_cases[_i].guid);
+}
+END_TEST
+
+START_TEST(test_assigned)
+{
+	ck_assert(!guid_assigned(0));
+	ck_assert(!guid_assigned(UINT64_MAX));
+	ck_assert(guid_assigned(1));
+	ck_assert(guid_assigned(0x0002c90300216e70ULL));
+}
+END_TEST
+
+/* The address `ip link` shows for an IPoIB netdev: flags and QPN, the
+ * fe80::/64 subnet prefix, then the port GUID. */
+START_TEST(test_ipoib_addr)
+{
+	static const uint8_t addr[GUID_IPOIB_ADDR_LEN] = {
+		0x00, 0x00, 0x0c, 0x79, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+		0xa0, 0x88, 0xc2, 0x03, 0x00, 0xd6, 0x49, 0xa2,
+	};
+	uint64_t guid = 0;
+
+	ck_assert_int_eq(guid_from_ipoib_addr(addr, sizeof(addr), &guid), 0);
+	ck_assert_uint_eq(guid, 0xa088c20300d649a2ULL);
+	ck_assert_int_eq(guid_from_ipoib_addr(addr, 6, &guid), -EINVAL);
+	ck_assert_int_eq(guid_from_ipoib_addr(addr, 32, &guid), -EINVAL);
+	ck_assert_uint_eq(guid, 0xa088c20300d649a2ULL);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_loop_test(tc, test_parse, 0, N(parse_cases));
+	tcase_add_loop_test(tc, test_format, 0, N(format_cases));
+	tcase_add_test(tc, test_assigned);
+	tcase_add_test(tc, test_ipoib_addr);
+}
+
+int main(void)
+{
+	return unit_run("guid", add_tests);
+}
