@@ -16,6 +16,7 @@
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
+#include "guid.h"
 #include "link.h"
 #include "netns.h"
 
@@ -623,6 +624,8 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 		[IFLA_VF_TRUST] = { .minlen = sizeof(struct ifla_vf_trust) },
 		[IFLA_VF_LINK_STATE] = { .minlen = sizeof(struct ifla_vf_link_state) },
 		[IFLA_VF_RATE] = { .minlen = sizeof(struct ifla_vf_rate) },
+		[IFLA_VF_IB_NODE_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
+		[IFLA_VF_IB_PORT_GUID] = { .minlen = sizeof(struct ifla_vf_guid) },
 	};
 	struct nlattr *tb[IFLA_VF_MAX + 1], *v;
 	const struct ifla_vf_mac *mac;
@@ -669,6 +672,12 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 
 		out->min_tx_rate = rate->min_tx_rate;
 		out->max_tx_rate = rate->max_tx_rate;
+	}
+	/* rtnl_fill_vfinfo() puts both or neither (ndo_get_vf_guid: IPoIB only) */
+	if (tb[IFLA_VF_IB_NODE_GUID] && tb[IFLA_VF_IB_PORT_GUID]) {
+		out->node_guid = ((const struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_NODE_GUID]))->guid;
+		out->port_guid = ((const struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_PORT_GUID]))->guid;
+		out->guids = true;
 	}
 }
 
@@ -802,6 +811,28 @@ static int put_rate(struct nl_msg *msg, int vf, const struct vf_config *cfg)
 	return nla_put(msg, IFLA_VF_RATE, sizeof(v), &v);
 }
 
+/* do_setvfinfo() returns right after the first GUID attribute of a nest:
+ * node and port GUID each go in a request of their own (vf_settings). */
+static int put_guid(struct nl_msg *msg, int type, int vf, uint64_t guid)
+{
+	struct ifla_vf_guid v;
+
+	memset(&v, 0, sizeof(v));
+	v.vf = vf;
+	v.guid = guid;
+	return nla_put(msg, type, sizeof(v), &v);
+}
+
+static int put_node_guid(struct nl_msg *msg, int vf, const struct vf_config *cfg)
+{
+	return put_guid(msg, IFLA_VF_IB_NODE_GUID, vf, cfg->node_guid);
+}
+
+static int put_port_guid(struct nl_msg *msg, int vf, const struct vf_config *cfg)
+{
+	return put_guid(msg, IFLA_VF_IB_PORT_GUID, vf, cfg->port_guid);
+}
+
 static int say_mac(char *buf, size_t size, const struct vf_config *c)
 {
 	return snprintf(buf, size, "mac %02x:%02x:%02x:%02x:%02x:%02x",
@@ -843,6 +874,24 @@ static int say_rate(char *buf, size_t size, const struct vf_config *c)
 	return snprintf(buf, size, "min_tx_rate %u max_tx_rate %u", c->min_tx_rate, c->max_tx_rate);
 }
 
+static int say_guid(char *buf, size_t size, const char *which, uint64_t guid)
+{
+	char text[GUID_STR_LEN + 1];
+
+	guid_format(guid, text);
+	return snprintf(buf, size, "%s %s", which, text);
+}
+
+static int say_node_guid(char *buf, size_t size, const struct vf_config *c)
+{
+	return say_guid(buf, size, "node_guid", c->node_guid);
+}
+
+static int say_port_guid(char *buf, size_t size, const struct vf_config *c)
+{
+	return say_guid(buf, size, "port_guid", c->port_guid);
+}
+
 /* Each settable field: how it is encoded and how an error names it. */
 static const struct vf_setting {
 	unsigned int field;
@@ -855,6 +904,8 @@ static const struct vf_setting {
 	{ VF_TRUST, put_trust, say_trust },
 	{ VF_LINK_STATE, put_link_state, say_link_state },
 	{ VF_RATE, put_rate, say_rate },
+	{ VF_NODE_GUID, put_node_guid, say_node_guid },
+	{ VF_PORT_GUID, put_port_guid, say_port_guid },
 };
 
 /* The one builder of the RTM_SETLINK that link_vf_set sends. */

@@ -72,6 +72,11 @@ struct vf_config {
 	int link_state;		/* enum vf_link_state, -1 = unknown */
 	uint32_t min_tx_rate;	/* Mbps */
 	uint32_t max_tx_rate;	/* Mbps */
+	/* InfiniBand: what the PF last set for the VF's next probe (0 never),
+	 * not what the VF uses now; only an IPoIB PF reports them (guids). */
+	uint64_t node_guid;
+	uint64_t port_guid;
+	bool guids;
 };
 
 /* Which fields of a vf_config to apply. */
@@ -82,6 +87,8 @@ enum vf_field {
 	VF_TRUST = 1 << 3,
 	VF_LINK_STATE = 1 << 4,
 	VF_RATE = 1 << 5,	/* min and max together */
+	VF_NODE_GUID = 1 << 6,
+	VF_PORT_GUID = 1 << 7,
 };
 
 /* Reads VF vf of PF pf_ifindex. -ENOENT when the PF reports no VF info

@@ -28,9 +28,12 @@ static const struct vf_config cfg_all = {
 	.link_state = VF_LINK_DISABLE,
 	.min_tx_rate = 10,
 	.max_tx_rate = 2500,
+	.node_guid = 0x0002c90300216e70ULL,
+	.port_guid = 0x0002c90300216e78ULL,
 };
 
 #define ALL (VF_MAC | VF_VLAN | VF_SPOOFCHK | VF_TRUST | VF_LINK_STATE | VF_RATE)
+#define GUIDS (VF_NODE_GUID | VF_PORT_GUID)
 
 static const struct encode_case {
 	const char *name;
@@ -45,6 +48,10 @@ static const struct encode_case {
 	{ "trust", VF_TRUST, ETH_P_8021Q, { IFLA_VF_TRUST } },
 	{ "link_state", VF_LINK_STATE, ETH_P_8021Q, { IFLA_VF_LINK_STATE } },
 	{ "rate", VF_RATE, ETH_P_8021Q, { IFLA_VF_RATE } },
+	{ "node guid", VF_NODE_GUID, ETH_P_8021Q, { IFLA_VF_IB_NODE_GUID } },
+	{ "port guid", VF_PORT_GUID, ETH_P_8021Q, { IFLA_VF_IB_PORT_GUID } },
+	{ "link_state and guids", VF_LINK_STATE | GUIDS, ETH_P_8021Q,
+	  { IFLA_VF_LINK_STATE, IFLA_VF_IB_NODE_GUID, IFLA_VF_IB_PORT_GUID } },
 	{ "vlan and trust", VF_VLAN | VF_TRUST, ETH_P_8021Q, { IFLA_VF_VLAN, IFLA_VF_TRUST } },
 	{ "all, 802.1Q", ALL, ETH_P_8021Q,
 	  { IFLA_VF_MAC, IFLA_VF_VLAN, IFLA_VF_SPOOFCHK, IFLA_VF_TRUST, IFLA_VF_LINK_STATE,
@@ -91,6 +98,8 @@ static void check_vf_attr(const struct nlattr *a, int vf, const struct vf_config
 		[IFLA_VF_TRUST] = sizeof(struct ifla_vf_trust),
 		[IFLA_VF_LINK_STATE] = sizeof(struct ifla_vf_link_state),
 		[IFLA_VF_RATE] = sizeof(struct ifla_vf_rate),
+		[IFLA_VF_IB_NODE_GUID] = sizeof(struct ifla_vf_guid),
+		[IFLA_VF_IB_PORT_GUID] = sizeof(struct ifla_vf_guid),
 	};
 	int type = mnl_attr_get_type(a);
 
@@ -121,6 +130,12 @@ static void check_vf_attr(const struct nlattr *a, int vf, const struct vf_config
 	case IFLA_VF_RATE:
 		ck_assert_int_eq(((const struct ifla_vf_rate *)p)->min_tx_rate, cfg->min_tx_rate);
 		ck_assert_int_eq(((const struct ifla_vf_rate *)p)->max_tx_rate, cfg->max_tx_rate);
+		break;
+	case IFLA_VF_IB_NODE_GUID:
+		ck_assert_uint_eq(((const struct ifla_vf_guid *)p)->guid, cfg->node_guid);
+		break;
+	case IFLA_VF_IB_PORT_GUID:
+		ck_assert_uint_eq(((const struct ifla_vf_guid *)p)->guid, cfg->port_guid);
 		break;
 	default:
 		ck_abort_msg("unexpected IFLA_VF attribute %d", type);
@@ -183,6 +198,8 @@ static const struct {
 	{ "mac, rate", VF_MAC | VF_RATE, ETH_P_8021Q },
 	{ "all, 802.1Q", ALL, ETH_P_8021Q },
 	{ "all, 802.1ad", ALL, ETH_P_8021AD },
+	{ "mac, guids", VF_MAC | GUIDS, ETH_P_8021Q },
+	{ "mac, node guid alone", VF_MAC | VF_NODE_GUID, ETH_P_8021Q },
 };
 
 /* What link_vf_get reads back is what link_vf_set wrote, field by field;
@@ -208,6 +225,10 @@ START_TEST(test_decode_round_trip)
 	ck_assert_int_eq(got.link_state, mask & VF_LINK_STATE ? cfg.link_state : -1);
 	ck_assert_uint_eq(got.min_tx_rate, mask & VF_RATE ? cfg.min_tx_rate : 0);
 	ck_assert_uint_eq(got.max_tx_rate, mask & VF_RATE ? cfg.max_tx_rate : 0);
+	/* the kernel reports both GUIDs or neither */
+	ck_assert_int_eq(got.guids, (mask & GUIDS) == GUIDS);
+	ck_assert_uint_eq(got.node_guid, got.guids ? cfg.node_guid : 0);
+	ck_assert_uint_eq(got.port_guid, got.guids ? cfg.port_guid : 0);
 }
 END_TEST
 
@@ -284,6 +305,79 @@ START_TEST(test_decode_pf_reply)
 	/* a link without VF info, like a veth */
 	len = pf_reply(buf, sizeof(buf), 0);
 	ck_assert_int_eq(link_vf_decode(buf, len, 0, &got), -ENOENT);
+}
+END_TEST
+
+/* An IPoIB PF's reply as rtnl_fill_vfinfo() and ipoib/mlx5_ib fill it: the
+ * PF's own 20-byte address as every VF's "MAC", spoof checking, trust and
+ * RSS query 0 (mlx5_ib_get_vf_config() zeroes them), the VLAN protocol 0,
+ * and the two GUIDs right after IFLA_VF_TRUST. */
+static int ib_pf_reply(char *buf, uint32_t n_vfs)
+{
+	static const uint8_t pf_addr[20] = { 0x00, 0x00, 0x0c, 0x79, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+					     0xa0, 0x88, 0xc2, 0x03, 0x00, 0xd6, 0x49, 0xa2 };
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+	struct nlattr *list, *info, *vlans;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = 9;
+	ifi->ifi_type = 32;	/* ARPHRD_INFINIBAND */
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "ibp59s0");
+	mnl_attr_put_u32(nlh, IFLA_NUM_VF, n_vfs);
+	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+	for (uint32_t vf = 0; vf < n_vfs; vf++) {
+		struct ifla_vf_mac mac = { .vf = vf };
+		struct ifla_vf_vlan vlan = { .vf = vf };
+		struct ifla_vf_vlan_info vi = { .vf = vf };
+		struct ifla_vf_spoofchk spoof = { .vf = vf };
+		struct ifla_vf_rss_query_en rss = { .vf = vf };
+		struct ifla_vf_trust trust = { .vf = vf };
+		struct ifla_vf_link_state state = { .vf = vf, .link_state = VF_LINK_AUTO };
+		struct ifla_vf_guid node = { .vf = vf, .guid = 0x1100000000000000ULL + vf };
+		struct ifla_vf_guid port = { .vf = vf, .guid = 0x2200000000000000ULL + vf };
+
+		memcpy(mac.mac, pf_addr, sizeof(pf_addr));
+		info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+		mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(mac), &mac);
+		mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(vlan), &vlan);
+		mnl_attr_put(nlh, IFLA_VF_SPOOFCHK, sizeof(spoof), &spoof);
+		mnl_attr_put(nlh, IFLA_VF_LINK_STATE, sizeof(state), &state);
+		mnl_attr_put(nlh, IFLA_VF_RSS_QUERY_EN, sizeof(rss), &rss);
+		mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
+		mnl_attr_put(nlh, IFLA_VF_IB_NODE_GUID, sizeof(node), &node);
+		mnl_attr_put(nlh, IFLA_VF_IB_PORT_GUID, sizeof(port), &port);
+		vlans = mnl_attr_nest_start(nlh, IFLA_VF_VLAN_LIST);
+		mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
+		mnl_attr_nest_end(nlh, vlans);
+		mnl_attr_nest_end(nlh, info);
+	}
+	mnl_attr_nest_end(nlh, list);
+	return nlh->nlmsg_len;
+}
+
+/* Each VF reads its own two GUIDs back. */
+START_TEST(test_decode_ib_pf_reply)
+{
+	char buf[MNL_SOCKET_BUFFER_SIZE];
+	struct vf_config got;
+	int len = ib_pf_reply(buf, 4);
+
+	for (int vf = 0; vf < 4; vf++) {
+		ck_assert_int_eq(link_vf_decode(buf, len, vf, &got), 0);
+		ck_assert(got.guids);
+		ck_assert_uint_eq(got.node_guid, 0x1100000000000000ULL + (uint64_t)vf);
+		ck_assert_uint_eq(got.port_guid, 0x2200000000000000ULL + (uint64_t)vf);
+		ck_assert_int_eq(got.spoofchk, 0);
+		ck_assert_int_eq(got.trust, 0);
+		ck_assert_int_eq(got.link_state, VF_LINK_AUTO);
+	}
+	ck_assert_int_eq(link_vf_decode(buf, len, 4, &got), -ENOENT);
+	/* an Ethernet PF reports none */
+	len = pf_reply(buf, sizeof(buf), 3);
+	ck_assert_int_eq(link_vf_decode(buf, len, 1, &got), 0);
+	ck_assert(!got.guids);
 }
 END_TEST
 
@@ -478,8 +572,11 @@ static const struct {
 	{ VF_TRUST, ETH_P_8021Q, "failed to set trust on on VF 2 of PF vA" },
 	{ VF_LINK_STATE, ETH_P_8021Q, "failed to set link_state disable on VF 2 of PF vA" },
 	{ VF_RATE, ETH_P_8021Q, "failed to set min_tx_rate 10 max_tx_rate 2500 on VF 2 of PF vA" },
+	{ VF_NODE_GUID, ETH_P_8021Q, "failed to set node_guid 00:02:c9:03:00:21:6e:70 on VF 2 of PF vA" },
+	{ VF_PORT_GUID, ETH_P_8021Q, "failed to set port_guid 00:02:c9:03:00:21:6e:78 on VF 2 of PF vA" },
 	/* one request per setting: the first refused is the one named */
 	{ VF_MAC | VF_TRUST, ETH_P_8021Q, "failed to set mac 02:11:22:33:44:55 on VF 2 of PF vA" },
+	{ GUIDS, ETH_P_8021Q, "failed to set node_guid 00:02:c9:03:00:21:6e:70 on VF 2 of PF vA" },
 };
 
 START_TEST(test_vf_set_veth)
@@ -496,6 +593,9 @@ START_TEST(test_vf_set_veth)
 	snprintf(want, sizeof(want), "%s: %s", vf_set_cases[_i].msg, strerror(-ret));
 	ck_assert_str_eq(err.msg, want);
 	ck_assert_int_eq(err.code, CNI_ERR_NETLINK);
+	/* do_setvfinfo(): a netdev without ndo_set_vf_guid (only IPoIB has it) */
+	if (vf_set_cases[_i].mask & GUIDS)
+		ck_assert_int_eq(ret, -EOPNOTSUPP);
 	link_sock_close(s);
 }
 END_TEST
@@ -692,6 +792,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_decode_round_trip, 0, sizeof(round_trips) / sizeof(round_trips[0]));
 	tcase_add_test(tc, test_decode_pf_reply);
 	tcase_add_test(tc, test_decode_pf_reply_wrapped);
+	tcase_add_test(tc, test_decode_ib_pf_reply);
 	suite_add_tcase(s, tc);
 	if (geteuid() == 0) {
 		rt = tcase_create("netns");
