@@ -102,15 +102,21 @@ static int cmd_netns_gone(struct rdmasim_state *st, int argc, char **argv)
 	return 0;
 }
 
+/* The VF ops an IPoIB PF lacks: ipoib_netdev_ops_pf has link state and
+ * GUIDs but no ndo_set_vf_mac/vlan/rate/spoofchk/trust. */
+#define IPOIB_LACKS (VFOP_MAC | VFOP_VLAN | VFOP_RATE | VFOP_SPOOFCHK | VFOP_TRUST)
+
 /* An SR-IOV PF with n VFs as a driver creates them: zero MAC, no VLAN,
- * spoof checking on, not trusted, link state auto, no rate limits. */
+ * spoof checking on, not trusted, link state auto, no rate limits; "ib":
+ * an IPoIB PF whose VFs have no GUID set yet (mlx5_ib reports 0). */
 static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
 {
 	struct rdmasim_pf *pf = &st->pf;
 	char *end;
 	long n;
 
-	if (argc != 2 || strlen(argv[0]) >= sizeof(pf->name))
+	if ((argc != 2 && argc != 3) || strlen(argv[0]) >= sizeof(pf->name) ||
+	    (argc == 3 && strcmp(argv[2], "ib")))
 		return -EINVAL;
 	errno = 0;
 	n = strtol(argv[1], &end, 10);
@@ -124,6 +130,11 @@ static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
 	}
 	strcpy(pf->name, argv[0]);
 	pf->n_vfs = (int)n;
+	pf->ib = argc == 3;
+	if (pf->ib) {
+		pf->lacks = IPOIB_LACKS;
+		pf->guid = 0x0002c90300a00000ULL + pf->ifindex;
+	}
 	for (int i = 0; i < pf->n_vfs; i++)
 		pf->vfs[i] = (struct rdmasim_vf){ .vlan_proto = ETH_P_8021Q, .spoofchk = true };
 	return 0;
@@ -223,7 +234,7 @@ static void usage(void)
 	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev>\n"
 	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
-	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs>\n"
+	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs> [ib]\n"
 	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust]...\n"
 	      "       rdmasim-ctl getlink-error <state> <errno>\n"
 	      "       rdmasim-ctl show <state>\n", stderr);

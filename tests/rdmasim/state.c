@@ -93,6 +93,29 @@ out:
 	return buf;
 }
 
+const uint8_t rdmasim_ipoib_bcast[RDMASIM_IPOIB_ALEN] = {
+	0x00, 0xff, 0xff, 0xff, 0xff, 0x12, 0x40, 0x1b, 0xff, 0xff, 0x00, 0x00,
+	0x00, 0x00, 0x00, 0x00, 0xff, 0xff, 0xff, 0xff,
+};
+
+void rdmasim_ipoib_addr(uint32_t qpn, uint64_t guid, uint8_t out[RDMASIM_IPOIB_ALEN])
+{
+	memset(out, 0, RDMASIM_IPOIB_ALEN);
+	out[1] = (uint8_t)(qpn >> 16);
+	out[2] = (uint8_t)(qpn >> 8);
+	out[3] = (uint8_t)qpn;
+	out[4] = 0xfe;
+	out[5] = 0x80;
+	for (int i = 0; i < 8; i++)
+		out[12 + i] = (uint8_t)(guid >> (56 - 8 * i));
+}
+
+void rdmasim_pf_addr(const struct rdmasim_pf *pf, uint8_t out[RDMASIM_IPOIB_ALEN])
+{
+	/* the PF's IPoIB QP number: any fixed one will do */
+	rdmasim_ipoib_addr(0x48, pf->guid, out);
+}
+
 static int copy_str(char *dst, size_t size, const cJSON *obj, const char *key)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
@@ -111,6 +134,27 @@ static int get_u32(uint32_t *dst, const cJSON *obj, const char *key)
 		return -EINVAL;
 	*dst = (uint32_t)v->valuedouble;
 	return 0;
+}
+
+/* GUIDs are written as 16 hex digits: a JSON number cannot hold 64 bits. */
+static int get_guid(uint64_t *dst, const cJSON *obj, const char *key)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(obj, key);
+	char *end;
+
+	if (!cJSON_IsString(v) || strlen(v->valuestring) != 16)
+		return -EINVAL;
+	errno = 0;
+	*dst = strtoull(v->valuestring, &end, 16);
+	return errno || *end ? -EINVAL : 0;
+}
+
+static cJSON *add_guid(cJSON *obj, const char *key, uint64_t guid)
+{
+	char text[17];
+
+	snprintf(text, sizeof(text), "%016llx", (unsigned long long)guid);
+	return cJSON_AddStringToObject(obj, key, text);
 }
 
 static int parse_netns(unsigned long *ino, const cJSON *obj)
@@ -180,7 +224,8 @@ static int parse_vf(struct rdmasim_vf *vf, const cJSON *obj)
 	    get_bool(&vf->spoofchk, obj, "spoofchk") || get_bool(&vf->trust, obj, "trust") ||
 	    get_u32(&vf->link_state, obj, "link_state") ||
 	    get_u32(&vf->min_tx_rate, obj, "min_tx_rate") ||
-	    get_u32(&vf->max_tx_rate, obj, "max_tx_rate"))
+	    get_u32(&vf->max_tx_rate, obj, "max_tx_rate") ||
+	    get_guid(&vf->node_guid, obj, "node_guid") || get_guid(&vf->port_guid, obj, "port_guid"))
 		return -EINVAL;
 	vf->vlan_proto = (uint16_t)proto;
 	return 0;
@@ -207,7 +252,8 @@ static int parse_pf(struct rdmasim_pf *pf, const cJSON *obj)
 	if (!obj)
 		return 0;
 	if (copy_str(pf->name, sizeof(pf->name), obj, "name") ||
-	    get_u32(&pf->ifindex, obj, "ifindex") ||
+	    get_u32(&pf->ifindex, obj, "ifindex") || get_bool(&pf->ib, obj, "ib") ||
+	    get_guid(&pf->guid, obj, "guid") ||
 	    get_u32(&pf->getlink_error, obj, "getlink_error") || !cJSON_IsArray(vfs) ||
 	    parse_lacks(&pf->lacks, cJSON_GetObjectItemCaseSensitive(obj, "lacks")))
 		return -EINVAL;
@@ -290,7 +336,8 @@ static cJSON *vf_json(const struct rdmasim_vf *vf)
 	    !cJSON_AddBoolToObject(o, "trust", vf->trust) ||
 	    !cJSON_AddNumberToObject(o, "link_state", vf->link_state) ||
 	    !cJSON_AddNumberToObject(o, "min_tx_rate", vf->min_tx_rate) ||
-	    !cJSON_AddNumberToObject(o, "max_tx_rate", vf->max_tx_rate)) {
+	    !cJSON_AddNumberToObject(o, "max_tx_rate", vf->max_tx_rate) ||
+	    !add_guid(o, "node_guid", vf->node_guid) || !add_guid(o, "port_guid", vf->port_guid)) {
 		cJSON_Delete(o);
 		return NULL;
 	}
@@ -307,6 +354,7 @@ static cJSON *pf_json(const struct rdmasim_pf *pf)
 
 	if (!o || !lacks || !vfs || !cJSON_AddStringToObject(o, "name", pf->name) ||
 	    !cJSON_AddNumberToObject(o, "ifindex", pf->ifindex) ||
+	    !cJSON_AddBoolToObject(o, "ib", pf->ib) || !add_guid(o, "guid", pf->guid) ||
 	    !cJSON_AddNumberToObject(o, "getlink_error", pf->getlink_error))
 		goto fail;
 	for (i = 0; i < sizeof(vf_ops) / sizeof(vf_ops[0]); i++) {

@@ -31,6 +31,9 @@ struct rdmasim_vf {
 	bool spoofchk, trust;
 	uint32_t link_state;		/* IFLA_VF_LINK_STATE_* */
 	uint32_t min_tx_rate, max_tx_rate;
+	/* IPoIB PF: what the PF last set for the VF's next probe (mlx5_ib's
+	 * vfs_ctx; 0 never set), not what the VF uses now */
+	uint64_t node_guid, port_guid;
 };
 
 /* The VF settings a PF's driver has no ndo_set_vf_* for (EOPNOTSUPP). */
@@ -44,6 +47,10 @@ enum rdmasim_vf_op {
 struct rdmasim_pf {
 	char name[IFNAMSIZ];		/* "" = no PF simulated */
 	uint32_t ifindex;
+	/* The PF's netdev is IPoIB (ipoib_netdev_ops_pf): VF GUIDs and link
+	 * state only, a 20-byte address carrying guid, its own port GUID. */
+	bool ib;
+	uint64_t guid;
 	int n_vfs;
 	unsigned int lacks;		/* enum rdmasim_vf_op */
 	uint32_t getlink_error;		/* errno of a GETLINK asking its VF info; 0 none */
@@ -60,6 +67,14 @@ struct rdmasim_state {
 /* The enum rdmasim_vf_op bit named "mac", "vlan", "rate", "spoofchk",
  * "link_state" or "trust" (as the state file and rdmasim-ctl spell them); 0 otherwise. */
 unsigned int rdmasim_vf_op(const char *name);
+
+/* INFINIBAND_ALEN: flags and QP number, subnet prefix fe80::/64, port GUID. */
+#define RDMASIM_IPOIB_ALEN 20
+void rdmasim_ipoib_addr(uint32_t qpn, uint64_t guid, uint8_t out[RDMASIM_IPOIB_ALEN]);
+/* The 20-byte address of an IPoIB PF's own netdev. */
+void rdmasim_pf_addr(const struct rdmasim_pf *pf, uint8_t out[RDMASIM_IPOIB_ALEN]);
+/* ipoib's broadcast address (ipv4_bcast_addr with the default P_Key 0xffff). */
+extern const uint8_t rdmasim_ipoib_bcast[RDMASIM_IPOIB_ALEN];
 
 /* Inode of the host netns (/proc/1/ns/net). */
 unsigned long rdmasim_host_netns(void);

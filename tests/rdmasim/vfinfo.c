@@ -15,6 +15,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 #include <arpa/inet.h>
+#include <net/if_arp.h>
 #include <libmnl/libmnl.h>
 #include <linux/if_ether.h>
 #include <linux/if_link.h>
@@ -98,12 +99,16 @@ static const struct ifinfomsg *link_req(const void *buf, size_t len)
 
 /* ---- the driver: ndo_set_vf_* -------------------------------------------- */
 
+/* do_setvfinfo() refuses vf >= INT_MAX, then a missing op; the driver
+ * refuses a VF the PF does not have. */
 static int vf_of(struct rdmasim_pf *pf, uint32_t vf, unsigned int op, struct rdmasim_vf **out)
 {
-	if (vf >= INT_MAX || (int)vf >= pf->n_vfs)
+	if (vf >= INT_MAX)
 		return -EINVAL;
 	if (pf->lacks & op)
 		return -EOPNOTSUPP;
+	if ((int)vf >= pf->n_vfs)
+		return -EINVAL;
 	*out = &pf->vfs[vf];
 	return 0;
 }
@@ -232,6 +237,32 @@ static int do_trust(struct rdmasim_pf *pf, const void *data)
 	return set_switch(pf, data, VFOP_TRUST, offsetof(struct rdmasim_vf, trust));
 }
 
+/* ndo_set_vf_guid exists on IPoIB PFs only (handle_vf_guid() also wants
+ * ARPHRD_INFINIBAND: the same PFs); mlx5_ib keeps it for the next probe. */
+static int set_guid(struct rdmasim_pf *pf, const void *data, size_t field)
+{
+	const struct ifla_vf_guid *g = data;
+
+	if (g->vf >= INT_MAX)
+		return -EINVAL;
+	if (!pf->ib)
+		return -EOPNOTSUPP;
+	if ((int)g->vf >= pf->n_vfs)
+		return -EINVAL;
+	*(uint64_t *)((char *)&pf->vfs[g->vf] + field) = g->guid;
+	return 0;
+}
+
+static int do_node_guid(struct rdmasim_pf *pf, const void *data)
+{
+	return set_guid(pf, data, offsetof(struct rdmasim_vf, node_guid));
+}
+
+static int do_port_guid(struct rdmasim_pf *pf, const void *data)
+{
+	return set_guid(pf, data, offsetof(struct rdmasim_vf, port_guid));
+}
+
 static int unsupported(struct rdmasim_pf *pf, const void *data)
 {
 	(void)pf;
@@ -239,23 +270,25 @@ static int unsupported(struct rdmasim_pf *pf, const void *data)
 	return -EOPNOTSUPP;
 }
 
-/* do_setvfinfo()'s order, with ifla_vf_policy's minimum lengths. */
+/* do_setvfinfo()'s order, with ifla_vf_policy's minimum lengths; it returns
+ * right after a GUID attribute (last), whatever follows in the nest. */
 static const struct {
 	uint16_t type;
 	size_t min_len;
 	int (*set)(struct rdmasim_pf *pf, const void *data);
+	bool last;
 } vf_attrs[] = {
-	{ IFLA_VF_MAC, sizeof(struct ifla_vf_mac), do_mac },
-	{ IFLA_VF_VLAN, sizeof(struct ifla_vf_vlan), do_vlan },
-	{ IFLA_VF_VLAN_LIST, 0, do_vlan_list },
-	{ IFLA_VF_TX_RATE, sizeof(struct ifla_vf_tx_rate), do_tx_rate },
-	{ IFLA_VF_RATE, sizeof(struct ifla_vf_rate), do_rate },
-	{ IFLA_VF_SPOOFCHK, sizeof(struct ifla_vf_spoofchk), do_spoofchk },
-	{ IFLA_VF_LINK_STATE, sizeof(struct ifla_vf_link_state), do_link_state },
-	{ IFLA_VF_RSS_QUERY_EN, sizeof(struct ifla_vf_rss_query_en), unsupported },
-	{ IFLA_VF_TRUST, sizeof(struct ifla_vf_trust), do_trust },
-	{ IFLA_VF_IB_NODE_GUID, sizeof(struct ifla_vf_guid), unsupported },
-	{ IFLA_VF_IB_PORT_GUID, sizeof(struct ifla_vf_guid), unsupported },
+	{ IFLA_VF_MAC, sizeof(struct ifla_vf_mac), do_mac, false },
+	{ IFLA_VF_VLAN, sizeof(struct ifla_vf_vlan), do_vlan, false },
+	{ IFLA_VF_VLAN_LIST, 0, do_vlan_list, false },
+	{ IFLA_VF_TX_RATE, sizeof(struct ifla_vf_tx_rate), do_tx_rate, false },
+	{ IFLA_VF_RATE, sizeof(struct ifla_vf_rate), do_rate, false },
+	{ IFLA_VF_SPOOFCHK, sizeof(struct ifla_vf_spoofchk), do_spoofchk, false },
+	{ IFLA_VF_LINK_STATE, sizeof(struct ifla_vf_link_state), do_link_state, false },
+	{ IFLA_VF_RSS_QUERY_EN, sizeof(struct ifla_vf_rss_query_en), unsupported, false },
+	{ IFLA_VF_TRUST, sizeof(struct ifla_vf_trust), do_trust, false },
+	{ IFLA_VF_IB_NODE_GUID, sizeof(struct ifla_vf_guid), do_node_guid, true },
+	{ IFLA_VF_IB_PORT_GUID, sizeof(struct ifla_vf_guid), do_port_guid, true },
 };
 
 static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
@@ -278,7 +311,7 @@ static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
 		if (!a)
 			continue;
 		ret = vf_attrs[i].set(pf, mnl_attr_get_payload(a));
-		if (ret)
+		if (ret || vf_attrs[i].last)
 			return ret;
 	}
 	return 0;
@@ -336,20 +369,25 @@ static void mark_splice(int fd, bool stats)
 	pthread_mutex_unlock(&lock);
 }
 
-/* netlink_ack(): the error and the request's header. */
+/* netlink_ack(): the error and the request's header, addressed to the
+ * sending socket's port id (iproute2 skips a reply with another). */
 static void ack(int fd, const struct nlmsghdr *req, int err)
 {
 	char *buf = calloc(1, MNL_SOCKET_BUFFER_SIZE);
+	struct sockaddr_nl self = { 0 };
+	socklen_t len = sizeof(self);
 	struct nlmsghdr *nlh;
 	struct nlmsgerr *e;
 
-	if (!buf)
+	if (!buf || getsockname(fd, (struct sockaddr *)&self, &len) < 0) {
+		free(buf);
 		return;
+	}
 	nlh = mnl_nlmsg_put_header(buf);
 	nlh->nlmsg_type = NLMSG_ERROR;
 	nlh->nlmsg_flags = NLM_F_CAPPED;	/* the request's header only */
 	nlh->nlmsg_seq = req->nlmsg_seq;
-	nlh->nlmsg_pid = req->nlmsg_pid;
+	nlh->nlmsg_pid = self.nl_pid;
 	e = mnl_nlmsg_put_extra_header(nlh, sizeof(*e));
 	e->error = err;
 	e->msg = *req;
@@ -383,26 +421,79 @@ static void put_vf_stats(struct nlmsghdr *nlh)
 	mnl_attr_nest_end(nlh, stats);
 }
 
-static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i, bool stats)
+/* struct ifla_vf_info (include/linux/if_link.h) as ndo_get_vf_config() fills it. */
+struct vf_report {
+	uint8_t mac[32];
+	uint32_t vlan, qos, min_tx_rate, max_tx_rate, spoofchk, linkstate, rss_query_en, trusted;
+	uint16_t vlan_proto;		/* network order */
+};
+
+/* rtnl_fill_vfinfo() presets -1 for what a driver may not report, then
+ * asks the driver; mlx5_ib_get_vf_config() zeroes everything but the link
+ * state, and ipoib_get_vf_config() puts the PF's own address as the MAC. */
+static void get_vf_config(const struct rdmasim_pf *pf, uint32_t i, struct vf_report *r)
 {
 	const struct rdmasim_vf *v = &pf->vfs[i];
+
+	memset(r, 0, sizeof(*r));
+	r->linkstate = v->link_state;
+	if (pf->ib) {
+		rdmasim_pf_addr(pf, r->mac);
+		return;
+	}
+	memcpy(r->mac, v->mac, sizeof(v->mac));
+	r->vlan = v->vlan;
+	r->qos = v->qos;
+	r->vlan_proto = htons(v->vlan_proto);
+	r->min_tx_rate = v->min_tx_rate;
+	r->max_tx_rate = v->max_tx_rate;
+	/* no ndo_set_vf_rss_query_en, nor spoof check or trust where it lacks them */
+	r->rss_query_en = (uint32_t)-1;
+	r->spoofchk = pf->lacks & VFOP_SPOOFCHK ? (uint32_t)-1 : v->spoofchk;
+	r->trusted = pf->lacks & VFOP_TRUST ? (uint32_t)-1 : v->trust;
+}
+
+/* IFLA_VF_IB_NODE_GUID and IFLA_VF_IB_PORT_GUID, from ndo_get_vf_guid(). */
+static void put_vf_guids(struct nlmsghdr *nlh, const struct rdmasim_vf *v, uint32_t i)
+{
+	struct ifla_vf_guid node = { .vf = i, .guid = v->node_guid };
+	struct ifla_vf_guid port = { .vf = i, .guid = v->port_guid };
+
+	mnl_attr_put(nlh, IFLA_VF_IB_NODE_GUID, sizeof(node), &node);
+	mnl_attr_put(nlh, IFLA_VF_IB_PORT_GUID, sizeof(port), &port);
+}
+
+static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i, bool stats)
+{
+	struct vf_report r;
 	struct ifla_vf_mac mac = { .vf = i };
-	struct ifla_vf_broadcast bcast = { .broadcast = { 0xff, 0xff, 0xff, 0xff, 0xff, 0xff } };
-	/* this driver has no ndo_set_vf_rss_query_en: the kernel's -1 stays */
-	struct ifla_vf_rss_query_en rss = { .vf = i, .setting = (uint32_t)-1 };
-	struct ifla_vf_vlan vlan = { .vf = i, .vlan = v->vlan, .qos = v->qos };
-	struct ifla_vf_rate rate = { .vf = i, .min_tx_rate = v->min_tx_rate,
-				     .max_tx_rate = v->max_tx_rate };
-	struct ifla_vf_tx_rate tx = { .vf = i, .rate = v->max_tx_rate };
-	/* the kernel reports -1 where the driver has no such setting */
-	struct ifla_vf_spoofchk spoof = { .vf = i, .setting = pf->lacks & VFOP_SPOOFCHK ? (uint32_t)-1 : v->spoofchk };
-	struct ifla_vf_trust trust = { .vf = i, .setting = pf->lacks & VFOP_TRUST ? (uint32_t)-1 : v->trust };
-	struct ifla_vf_link_state ls = { .vf = i, .link_state = v->link_state };
-	struct ifla_vf_vlan_info vi = { .vf = i, .vlan = v->vlan, .qos = v->qos,
-					.vlan_proto = htons(v->vlan_proto) };
+	struct ifla_vf_broadcast bcast = { { 0 } };
+	struct ifla_vf_rss_query_en rss = { .vf = i };
+	struct ifla_vf_vlan vlan = { .vf = i };
+	struct ifla_vf_rate rate = { .vf = i };
+	struct ifla_vf_tx_rate tx = { .vf = i };
+	struct ifla_vf_spoofchk spoof = { .vf = i };
+	struct ifla_vf_trust trust = { .vf = i };
+	struct ifla_vf_link_state ls = { .vf = i };
+	struct ifla_vf_vlan_info vi = { .vf = i };
 	struct nlattr *info = nest_start(nlh, IFLA_VF_INFO), *list;
 
-	memcpy(mac.mac, v->mac, sizeof(v->mac));
+	get_vf_config(pf, i, &r);
+	memcpy(mac.mac, r.mac, sizeof(mac.mac));
+	/* the PF's dev->broadcast, addr_len bytes of it */
+	if (pf->ib)
+		memcpy(bcast.broadcast, rdmasim_ipoib_bcast, RDMASIM_IPOIB_ALEN);
+	else
+		memset(bcast.broadcast, 0xff, ETH_ALEN);
+	vlan.vlan = vi.vlan = r.vlan;
+	vlan.qos = vi.qos = r.qos;
+	vi.vlan_proto = r.vlan_proto;
+	rate.min_tx_rate = r.min_tx_rate;
+	rate.max_tx_rate = tx.rate = r.max_tx_rate;
+	spoof.setting = r.spoofchk;
+	ls.link_state = r.linkstate;
+	rss.setting = r.rss_query_en;
+	trust.setting = r.trusted;
 	mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(mac), &mac);
 	mnl_attr_put(nlh, IFLA_VF_BROADCAST, sizeof(bcast), &bcast);
 	mnl_attr_put(nlh, IFLA_VF_VLAN, sizeof(vlan), &vlan);
@@ -412,6 +503,8 @@ static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i
 	mnl_attr_put(nlh, IFLA_VF_LINK_STATE, sizeof(ls), &ls);
 	mnl_attr_put(nlh, IFLA_VF_RSS_QUERY_EN, sizeof(rss), &rss);
 	mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(trust), &trust);
+	if (pf->ib)
+		put_vf_guids(nlh, &pf->vfs[i], i);
 	list = nest_start(nlh, IFLA_VF_VLAN_LIST);
 	mnl_attr_put(nlh, IFLA_VF_VLAN_INFO, sizeof(vi), &vi);
 	mnl_attr_nest_end(nlh, list);
@@ -436,11 +529,39 @@ static struct rdmasim_state *pf_state(const char *path, int ifindex, int *lockfd
 	return st;
 }
 
-/* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST. */
+/* The veth standing in for an IPoIB netdev, as rtnl_fill_ifinfo() reports
+ * one: ARPHRD_INFINIBAND and 20-byte addresses (addr) in place of its own.
+ * The message is rebuilt in place; buf holds REPLY_MAX bytes. */
+static void ipoib_link(struct nlmsghdr *nlh, const uint8_t addr[RDMASIM_IPOIB_ALEN])
+{
+	struct nlmsghdr *was = malloc(nlh->nlmsg_len);
+	const struct nlattr *a;
+
+	if (!was)
+		return;
+	memcpy(was, nlh, nlh->nlmsg_len);
+	nlh->nlmsg_len = NLMSG_HDRLEN + NLMSG_ALIGN(sizeof(struct ifinfomsg));
+	((struct ifinfomsg *)mnl_nlmsg_get_payload(nlh))->ifi_type = ARPHRD_INFINIBAND;
+	mnl_attr_for_each(a, was, sizeof(struct ifinfomsg)) {
+		uint16_t type = mnl_attr_get_type(a);
+
+		if (type == IFLA_ADDRESS || type == IFLA_PERM_ADDRESS)
+			mnl_attr_put(nlh, type, RDMASIM_IPOIB_ALEN, addr);
+		else if (type == IFLA_BROADCAST)
+			mnl_attr_put(nlh, type, RDMASIM_IPOIB_ALEN, rdmasim_ipoib_bcast);
+		else
+			mnl_attr_put(nlh, type, mnl_attr_get_payload_len(a), mnl_attr_get_payload(a));
+	}
+	free(was);
+}
+
+/* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST;
+ * an IPoIB PF's own link looks IPoIB. */
 static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
 	const struct ifinfomsg *ifi = link_req(buf, *len);
+	uint8_t addr[RDMASIM_IPOIB_ALEN];
 	struct rdmasim_state *st;
 	struct nlattr *list;
 	int lockfd;
@@ -451,6 +572,10 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 	if (!st)
 		return;
 	rdmasim_unlock(lockfd);
+	if (st->pf.ib) {
+		rdmasim_pf_addr(&st->pf, addr);
+		ipoib_link(nlh, addr);
+	}
 	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
 	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)st->pf.n_vfs);
 	list = nest_start(nlh, IFLA_VFINFO_LIST);

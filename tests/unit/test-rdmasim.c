@@ -310,6 +310,19 @@ static void put_vf_attr(struct nlmsghdr *nlh, uint16_t type, const void *data, s
 	mnl_attr_nest_end(nlh, list);
 }
 
+/* An IFLA_VFINFO_LIST / IFLA_VF_INFO holding two attributes, in this order. */
+static void put_vf_pair(struct nlmsghdr *nlh, uint16_t t1, const void *d1, size_t l1,
+			uint16_t t2, const void *d2, size_t l2)
+{
+	struct nlattr *list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
+	struct nlattr *info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
+
+	mnl_attr_put(nlh, t1, l1, d1);
+	mnl_attr_put(nlh, t2, l2, d2);
+	mnl_attr_nest_end(nlh, info);
+	mnl_attr_nest_end(nlh, list);
+}
+
 /* A field of VF vf in the state file, as text. */
 static const char *vf_field(int vf, const char *key)
 {
@@ -418,18 +431,13 @@ START_TEST(test_vf_partial_and_extra)
 {
 	struct mnl_socket *nl = rt_open();
 	char buf[BUF], reply[BUF];
-	struct nlattr *list, *info;
 	struct nlmsghdr *nlh;
 
 	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
 	ck_assert_int_eq(ctl("lacks %s trust", state), 0);
 	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
-	list = mnl_attr_nest_start(nlh, IFLA_VFINFO_LIST);
-	info = mnl_attr_nest_start(nlh, IFLA_VF_INFO);
-	mnl_attr_put(nlh, IFLA_VF_TRUST, sizeof(vf_trust_on), &vf_trust_on);
-	mnl_attr_put(nlh, IFLA_VF_MAC, sizeof(vf_mac_ok), &vf_mac_ok);
-	mnl_attr_nest_end(nlh, info);
-	mnl_attr_nest_end(nlh, list);
+	put_vf_pair(nlh, IFLA_VF_TRUST, &vf_trust_on, sizeof(vf_trust_on),
+		    IFLA_VF_MAC, &vf_mac_ok, sizeof(vf_mac_ok));
 	ck_assert_int_eq(request_err(nl, nlh, reply), -EOPNOTSUPP);
 	ck_assert_str_eq(vf_field(1, "mac"), "02:00:00:00:00:07");
 	ck_assert_str_eq(vf_field(1, "trust"), "false");
@@ -600,6 +608,230 @@ START_TEST(test_vf_getlink_stats)
 	ck_assert(seen.wrapped);
 	ck_assert_int_ne(ctl("pf %s %s %d", state, veth_a, RDMASIM_MAX_VFS + 1), 0);
 	mnl_socket_close(nl);
+}
+END_TEST
+
+
+/* ---- an IPoIB PF: VF GUIDs (do_setvfinfo(), ipoib, mlx5_ib) ---- */
+
+static const struct ifla_vf_guid guid_node = { .vf = 1, .guid = 0x0002c90300216e70ULL };
+static const struct ifla_vf_guid guid_port = { .vf = 1, .guid = 0x0002c90300216e78ULL };
+static const struct ifla_vf_guid guid_no_vf = { .vf = 2, .guid = 0x0002c90300216e70ULL };
+static const struct ifla_vf_guid guid_huge_vf = { .vf = INT_MAX, .guid = 1 };
+
+/* VF 1's GUIDs as the state file holds them. */
+static void assert_guids(const char *node, const char *port)
+{
+	ck_assert_str_eq(vf_field(1, "node_guid"), node);
+	ck_assert_str_eq(vf_field(1, "port_guid"), port);
+}
+
+/* Each GUID in a request of its own is kept for the VF's next probe. */
+START_TEST(test_vf_guid_set)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2 ib", state, veth_a), 0);
+	assert_guids("0000000000000000", "0000000000000000");
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_attr(nlh, IFLA_VF_IB_NODE_GUID, &guid_node, sizeof(guid_node));
+	ck_assert_int_eq(request_err(nl, nlh, reply), 0);
+	assert_guids("0002c90300216e70", "0000000000000000");
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_attr(nlh, IFLA_VF_IB_PORT_GUID, &guid_port, sizeof(guid_port));
+	ck_assert_int_eq(request_err(nl, nlh, reply), 0);
+	assert_guids("0002c90300216e70", "0002c90300216e78");
+	ck_assert_str_eq(vf_field(0, "port_guid"), "0000000000000000");
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* do_setvfinfo() returns right after the node GUID: a port GUID in the
+ * same IFLA_VF_INFO is dropped without a word, the request succeeds. */
+START_TEST(test_vf_guid_one_per_nest)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2 ib", state, veth_a), 0);
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_pair(nlh, IFLA_VF_IB_PORT_GUID, &guid_port, sizeof(guid_port),
+		    IFLA_VF_IB_NODE_GUID, &guid_node, sizeof(guid_node));
+	ck_assert_int_eq(request_err(nl, nlh, reply), 0);
+	assert_guids("0002c90300216e70", "0000000000000000");
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* One refused GUID request each, on an IPoIB PF (ib) or an Ethernet PF. */
+static const struct {
+	bool ib;
+	uint16_t type;
+	const void *data;
+	size_t len;
+	int err;
+} guid_err_cases[] = {
+	/* no ndo_set_vf_guid (mlx5e, veth...) */
+	{ false, IFLA_VF_IB_NODE_GUID, &guid_node, sizeof(guid_node), -EOPNOTSUPP },
+	{ false, IFLA_VF_IB_PORT_GUID, &guid_port, sizeof(guid_port), -EOPNOTSUPP },
+	/* vf >= INT_MAX before anything else */
+	{ false, IFLA_VF_IB_NODE_GUID, &guid_huge_vf, sizeof(guid_huge_vf), -EINVAL },
+	{ true, IFLA_VF_IB_PORT_GUID, &guid_huge_vf, sizeof(guid_huge_vf), -EINVAL },
+	{ true, IFLA_VF_IB_NODE_GUID, &guid_no_vf, sizeof(guid_no_vf), -EINVAL },
+	{ true, IFLA_VF_IB_NODE_GUID, &guid_node, 12, -ERANGE },
+	/* ipoib_netdev_ops_pf has no ndo_set_vf_mac/vlan/trust...: EOPNOTSUPP
+	 * whatever the VF index */
+	{ true, IFLA_VF_MAC, &vf_mac_ok, sizeof(vf_mac_ok), -EOPNOTSUPP },
+	{ true, IFLA_VF_MAC, &vf_mac_no_vf, sizeof(vf_mac_no_vf), -EOPNOTSUPP },
+	{ true, IFLA_VF_VLAN, &vf_vlan_qos8, sizeof(vf_vlan_qos8), -EOPNOTSUPP },
+	{ true, IFLA_VF_TRUST, &vf_trust_on, sizeof(vf_trust_on), -EOPNOTSUPP },
+	{ true, IFLA_VF_LINK_STATE, &vf_link_state_3, sizeof(vf_link_state_3), -EINVAL },
+};
+
+START_TEST(test_vf_guid_errors)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	struct nlmsghdr *nlh;
+
+	ck_assert_int_eq(ctl("pf %s %s 2%s", state, veth_a, guid_err_cases[_i].ib ? " ib" : ""), 0);
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_attr(nlh, guid_err_cases[_i].type, guid_err_cases[_i].data, guid_err_cases[_i].len);
+	ck_assert_int_eq(request_err(nl, nlh, reply), guid_err_cases[_i].err);
+	assert_guids("0000000000000000", "0000000000000000");
+	ck_assert_str_eq(vf_field(1, "mac"), "00:00:00:00:00:00");
+	ck_assert_str_eq(vf_field(1, "link_state"), "0");
+	mnl_socket_close(nl);
+}
+END_TEST
+
+struct ib_vf_seen {
+	int vf;
+	uint64_t node, port;
+	int guids, spoof, trust, rss;	/* counts, and the last settings */
+	uint8_t mac[32];
+};
+
+static int ib_vf_attr_cb(const struct nlattr *a, void *data)
+{
+	struct ib_vf_seen *v = data;
+	const uint32_t *p = mnl_attr_get_payload(a);
+
+	switch (mnl_attr_get_type(a)) {
+	case IFLA_VF_MAC:
+		v->vf = (int)p[0];
+		memcpy(v->mac, ((const struct ifla_vf_mac *)p)->mac, sizeof(v->mac));
+		break;
+	case IFLA_VF_SPOOFCHK:
+		v->spoof = (int)p[1];
+		break;
+	case IFLA_VF_TRUST:
+		v->trust = (int)p[1];
+		break;
+	case IFLA_VF_RSS_QUERY_EN:
+		v->rss = (int)p[1];
+		break;
+	case IFLA_VF_IB_NODE_GUID:
+		ck_assert_uint_eq(mnl_attr_get_payload_len(a), sizeof(struct ifla_vf_guid));
+		ck_assert_int_eq(((const struct ifla_vf_guid *)p)->vf, v->vf);
+		v->node = ((const struct ifla_vf_guid *)p)->guid;
+		v->guids++;
+		break;
+	case IFLA_VF_IB_PORT_GUID:
+		ck_assert_int_eq(((const struct ifla_vf_guid *)p)->vf, v->vf);
+		v->port = ((const struct ifla_vf_guid *)p)->guid;
+		v->guids++;
+		break;
+	}
+	return MNL_CB_OK;
+}
+
+/* The reply of an IPoIB PF: ARPHRD_INFINIBAND and 20-byte addresses, and
+ * per VF the GUIDs last set (0 never), mlx5_ib's zeroed spoof check, trust
+ * and RSS query, and the PF's own address in IFLA_VF_MAC. */
+START_TEST(test_vf_guid_getlink)
+{
+	struct mnl_socket *nl = rt_open();
+	char buf[BUF], reply[BUF];
+	const struct nlattr *a, *list = NULL, *info, *addr = NULL;
+	const struct ifinfomsg *ifi;
+	struct ib_vf_seen vfs[2];
+	struct nlmsghdr *nlh;
+	int n = 0;
+
+	ck_assert_int_eq(ctl("pf %s %s 2 ib", state, veth_a), 0);
+	nlh = link_req(buf, RTM_SETLINK, NLM_F_ACK);
+	put_vf_attr(nlh, IFLA_VF_IB_PORT_GUID, &guid_port, sizeof(guid_port));
+	ck_assert_int_eq(request_err(nl, nlh, reply), 0);
+	nlh = link_req(buf, RTM_GETLINK, 0);
+	mnl_attr_put_u32(nlh, IFLA_EXT_MASK, RTEXT_FILTER_VF | RTEXT_FILTER_SKIP_STATS);
+	tx(nl, nlh);
+	rx(nl, reply);
+	nlh = (struct nlmsghdr *)reply;
+	ifi = mnl_nlmsg_get_payload(nlh);
+	ck_assert_uint_eq(ifi->ifi_type, 32);	/* ARPHRD_INFINIBAND */
+	mnl_attr_for_each(a, nlh, sizeof(*ifi)) {
+		if (mnl_attr_get_type(a) == IFLA_ADDRESS)
+			addr = a;
+		if (mnl_attr_get_type(a) == IFLA_VFINFO_LIST)
+			list = a;
+	}
+	ck_assert_ptr_nonnull(addr);
+	ck_assert_uint_eq(mnl_attr_get_payload_len(addr), 20);
+	ck_assert_ptr_nonnull(list);
+	memset(vfs, 0, sizeof(vfs));
+	mnl_attr_for_each_nested(info, list) {
+		ck_assert_int_lt(n, 2);
+		vfs[n].spoof = vfs[n].trust = vfs[n].rss = 7;
+		mnl_attr_parse_nested(info, ib_vf_attr_cb, &vfs[n]);
+		ck_assert_int_eq(vfs[n].vf, n);
+		ck_assert_int_eq(vfs[n].guids, 2);
+		ck_assert_int_eq(vfs[n].spoof, 0);
+		ck_assert_int_eq(vfs[n].trust, 0);
+		ck_assert_int_eq(vfs[n].rss, 0);
+		ck_assert_mem_eq(vfs[n].mac, mnl_attr_get_payload(addr), 20);
+		n++;
+	}
+	ck_assert_int_eq(n, 2);
+	ck_assert_uint_eq(vfs[0].node, 0);
+	ck_assert_uint_eq(vfs[0].port, 0);
+	ck_assert_uint_eq(vfs[1].node, 0);
+	ck_assert_uint_eq(vfs[1].port, 0x0002c90300216e78ULL);
+	mnl_socket_close(nl);
+}
+END_TEST
+
+/* iproute2, preloaded, as an independent reader and writer: `ip link set
+ * ... vf 1 node_guid X port_guid Y` puts both in one nest, so only the
+ * node GUID takes; `ip link show` prints what the PF reports. */
+START_TEST(test_vf_guid_iproute2)
+{
+	const char *lib = getenv("RDMASIM_LIB");
+	char out[4096] = "", path[160];
+	FILE *f;
+
+	ck_assert_int_eq(ctl("pf %s %s 2 ib", state, veth_a), 0);
+	ck_assert_int_eq(sh("LD_PRELOAD=%s ip link set dev %s vf 1 node_guid 00:02:c9:03:00:21:6e:70 "
+			    "port_guid 00:02:c9:03:00:21:6e:78", lib, veth_a), 0);
+	assert_guids("0002c90300216e70", "0000000000000000");
+	ck_assert_int_eq(sh("LD_PRELOAD=%s ip link set dev %s vf 1 port_guid 00:02:c9:03:00:21:6e:78",
+			    lib, veth_a), 0);
+	assert_guids("0002c90300216e70", "0002c90300216e78");
+	ck_assert_int_eq(sh("LD_PRELOAD=%s ip link show dev %s > %s/ip.out", lib, veth_a, dir), 0);
+	snprintf(path, sizeof(path), "%s/ip.out", dir);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	ck_assert_uint_gt(fread(out, 1, sizeof(out) - 1, f), 0);
+	fclose(f);
+	ck_assert_msg(strstr(out, "link/infiniband "), "%s", out);
+	ck_assert_msg(strstr(out, "vf 1     link/infiniband"), "%s", out);
+	ck_assert_msg(strstr(out, "NODE_GUID 00:02:c9:03:00:21:6e:70, PORT_GUID 00:02:c9:03:00:21:6e:78"),
+		      "%s", out);
+	ck_assert_msg(strstr(out, "NODE_GUID 00:00:00:00:00:00:00:00, PORT_GUID 00:00:00:00:00:00:00:00"),
+		      "%s", out);
 }
 END_TEST
 
@@ -993,7 +1225,9 @@ int main(void)
 		fprintf(stderr, "SKIP: run by meson (LD_PRELOAD=librdmasim.so, RDMASIM_CTL)\n");
 		return 77;
 	}
-	/* Only this process needs the simulator; ip, sh and rdmasim-ctl do not. */
+	/* Only this process needs the simulator; ip, sh and rdmasim-ctl do not,
+	 * but for the tests that run iproute2 under it on purpose. */
+	setenv("RDMASIM_LIB", getenv("LD_PRELOAD"), 1);
 	unsetenv("LD_PRELOAD");
 	if (!mkdtemp(run_dir))
 		return 1;
@@ -1019,6 +1253,11 @@ int main(void)
 	tcase_add_test(tc, test_vf_getlink);
 	tcase_add_test(tc, test_vf_getlink_stats);
 	tcase_add_test(tc, test_vf_getlink_error);
+	tcase_add_test(tc, test_vf_guid_set);
+	tcase_add_test(tc, test_vf_guid_one_per_nest);
+	tcase_add_loop_test(tc, test_vf_guid_errors, 0, N(guid_err_cases));
+	tcase_add_test(tc, test_vf_guid_getlink);
+	tcase_add_test(tc, test_vf_guid_iproute2);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
