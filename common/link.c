@@ -229,6 +229,7 @@ static int parse_link(struct nlmsghdr *nlh, struct link_info *out)
 	static const struct nla_policy policy[IFLA_MAX + 1] = {
 		[IFLA_IFNAME] = { .type = NLA_STRING },
 		[IFLA_IFALIAS] = { .type = NLA_STRING },
+		[IFLA_PARENT_DEV_NAME] = { .type = NLA_STRING },
 		[IFLA_MTU] = { .type = NLA_U32 },
 	};
 	struct nlattr *tb[IFLA_MAX + 1];
@@ -239,16 +240,43 @@ static int parse_link(struct nlmsghdr *nlh, struct link_info *out)
 	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
 	out->ifindex = ifi->ifi_index;
+	out->type = ifi->ifi_type;
 	out->up = ifi->ifi_flags & IFF_UP;
 	if (tb[IFLA_IFNAME])
 		snprintf(out->name, sizeof(out->name), "%s", nla_get_string(tb[IFLA_IFNAME]));
 	if (tb[IFLA_IFALIAS])
 		snprintf(out->alias, sizeof(out->alias), "%s", nla_get_string(tb[IFLA_IFALIAS]));
-	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) == sizeof(out->mac))
-		memcpy(out->mac, nla_data(tb[IFLA_ADDRESS]), sizeof(out->mac));
+	if (tb[IFLA_PARENT_DEV_NAME])
+		snprintf(out->parent, sizeof(out->parent), "%s", nla_get_string(tb[IFLA_PARENT_DEV_NAME]));
+	if (tb[IFLA_ADDRESS] && nla_len(tb[IFLA_ADDRESS]) <= LINK_ADDR_MAX) {
+		out->addr_len = nla_len(tb[IFLA_ADDRESS]);
+		memcpy(out->addr, nla_data(tb[IFLA_ADDRESS]), (size_t)out->addr_len);
+	}
+	if (out->addr_len == sizeof(out->mac))
+		memcpy(out->mac, out->addr, sizeof(out->mac));
 	if (tb[IFLA_MTU])
 		out->mtu = nla_get_u32(tb[IFLA_MTU]);
 	return 0;
+}
+
+void link_addr_format(const struct link_info *link, char out[LINK_ADDR_STR_MAX])
+{
+	size_t len = 0;
+
+	out[0] = '\0';
+	for (int i = 0; i < link->addr_len; i++)
+		len += (size_t)snprintf(out + len, LINK_ADDR_STR_MAX - len, "%s%02x", i ? ":" : "",
+					link->addr[i]);
+}
+
+int link_decode(const void *buf, size_t len, struct link_info *out)
+{
+	struct nlmsghdr *nlh = (void *)buf;
+
+	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len || nlh->nlmsg_type != RTM_NEWLINK ||
+	    nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(struct ifinfomsg))
+		return -EINVAL;
+	return parse_link(nlh, out);
 }
 
 static int parse_one_link(struct nlmsghdr *nlh, void *arg)
@@ -306,6 +334,29 @@ int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void 
 		ret = request(s, msg, parse_each_link, &w);
 	nlmsg_free(msg);
 	return ret;
+}
+
+struct parent_query {
+	const char *parent;
+	struct link_info *out;
+};
+
+static int match_parent(const struct link_info *link, void *arg)
+{
+	struct parent_query *q = arg;
+
+	if (strcmp(link->parent, q->parent))
+		return 0;
+	*q->out = *link;
+	return 1;
+}
+
+int link_get_by_parent(struct link_sock *s, const char *parent, struct link_info *out)
+{
+	struct parent_query q = { .parent = parent, .out = out };
+	int ret = link_for_each(s, match_parent, &q);
+
+	return ret == 1 ? 0 : ret < 0 ? ret : -ENODEV;
 }
 
 /* An RTM_NEWLINK changing ifindex; flags/change as in struct ifinfomsg. */

@@ -10,6 +10,10 @@
 #include "ipaddr.h"
 
 #define LINK_ALIAS_MAX 256
+/* MAX_ADDR_LEN: an IPoIB address takes 20 bytes, an Ethernet one 6. */
+#define LINK_ADDR_MAX 32
+#define LINK_ADDR_STR_MAX (LINK_ADDR_MAX * 3)
+#define LINK_PARENT_MAX 64
 
 struct link_sock;	/* one rtnetlink socket, bound to one netns */
 
@@ -20,18 +24,31 @@ void link_sock_close(struct link_sock *s);
 
 struct link_info {
 	int ifindex;
+	unsigned short type;		/* ARPHRD_*: ARPHRD_INFINIBAND for IPoIB */
 	char name[IFNAMSIZ];
 	char alias[LINK_ALIAS_MAX];
-	uint8_t mac[6];
+	uint8_t mac[6];			/* the address when it is an Ethernet one */
+	uint8_t addr[LINK_ADDR_MAX];	/* the hardware address, of any length */
+	int addr_len;
+	/* IFLA_PARENT_DEV_NAME (Linux 5.14+): a VF netdev's PCI address, also
+	 * in a pod's netns where sysfs does not show it; "" when none */
+	char parent[LINK_PARENT_MAX];
 	unsigned int mtu;
 	bool up;
 };
+
+/* "aa:bb:..." of the link's hardware address, as `ip link` prints it. */
+void link_addr_format(const struct link_info *link, char out[LINK_ADDR_STR_MAX]);
 
 /* -ENODEV when absent (err untouched). */
 int link_get_by_name(struct link_sock *s, const char *name, struct link_info *out);
 int link_get_by_index(struct link_sock *s, int ifindex, struct link_info *out);
 /* Calls fn for every link (stops on non-zero return, which it returns). */
 int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void *), void *arg);
+/* The link whose parent device is parent (a PCI address); -ENODEV when none. */
+int link_get_by_parent(struct link_sock *s, const char *parent, struct link_info *out);
+/* For unit tests and fuzzing: reads one RTM_NEWLINK as the calls above do. */
+int link_decode(const void *buf, size_t len, struct link_info *out);
 
 /* One RTM_NEWLINK on s: moves ifindex into the netns of target and names it
  * new_name (and sets alias when non-NULL) in the same request. EEXIST when

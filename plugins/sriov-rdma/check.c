@@ -32,10 +32,9 @@ static int check_link(struct attach *a, const struct link_info *link, int iface,
 		      struct cni_err *err)
 {
 	const struct cni_iface *want = &a->conf.net.prev_result->ifaces[iface];
-	char mac[18];
+	char mac[LINK_ADDR_STR_MAX];
 
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", link->mac[0], link->mac[1],
-		 link->mac[2], link->mac[3], link->mac[4], link->mac[5]);
+	link_addr_format(link, mac);
 	if (want->mac[0] && strcasecmp(want->mac, mac) != 0) {
 		cni_err_set(err, CNI_ERR_CHECK, "%s in netns %s has MAC %s, prevResult says %s",
 			    a->ifname, a->netns, mac, want->mac);

@@ -225,7 +225,7 @@ static int add_routes(struct attach *a, struct cni_err *err)
 /* Result interface 0 is the pod link, as the pod sees it now. */
 static int describe(struct attach *a, struct cni_err *err)
 {
-	char mac[18];
+	char mac[LINK_ADDR_STR_MAX];
 	struct link_info link;
 	int ret, idx;
 
@@ -235,8 +235,7 @@ static int describe(struct attach *a, struct cni_err *err)
 			    strerror(-ret));
 		return ret;
 	}
-	snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", link.mac[0], link.mac[1],
-		 link.mac[2], link.mac[3], link.mac[4], link.mac[5]);
+	link_addr_format(&link, mac);
 	a->result.n_ifaces = 0;
 	idx = result_add_iface(&a->result, a->ifname, mac, a->netns);
 	if (idx < 0) {

@@ -405,6 +405,81 @@ START_TEST(test_decode_pf_reply_wrapped)
 }
 END_TEST
 
+/* A link reply as rtnl_fill_ifinfo() starts one: type, name, address,
+ * and optionally the parent device. */
+static int link_reply(char *buf, unsigned short type, const uint8_t *addr, size_t addr_len,
+		      const char *parent)
+{
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(buf);
+	struct ifinfomsg *ifi;
+
+	nlh->nlmsg_type = RTM_NEWLINK;
+	ifi = mnl_nlmsg_put_extra_header(nlh, sizeof(*ifi));
+	ifi->ifi_index = 12;
+	ifi->ifi_type = type;
+	ifi->ifi_flags = IFF_UP;
+	mnl_attr_put_strz(nlh, IFLA_IFNAME, "ib0");
+	mnl_attr_put_u32(nlh, IFLA_MTU, 2044);
+	mnl_attr_put(nlh, IFLA_ADDRESS, addr_len, addr);
+	if (parent)
+		mnl_attr_put_strz(nlh, IFLA_PARENT_DEV_NAME, parent);
+	return (int)nlh->nlmsg_len;
+}
+
+/* An IPoIB link: its type, its 20-byte address (no 6-byte MAC), and the
+ * VF's PCI address as its parent; printed as `ip link` prints it. */
+START_TEST(test_decode_ipoib_link)
+{
+	static const uint8_t addr[20] = { 0x00, 0x00, 0x0c, 0x79, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
+					  0xa0, 0x88, 0xc2, 0x03, 0x00, 0xd6, 0x49, 0xa2 };
+	char buf[1024], text[LINK_ADDR_STR_MAX];
+	struct link_info info;
+	int len = link_reply(buf, 32, addr, sizeof(addr), "0000:3b:00.2");
+
+	ck_assert_int_eq(link_decode(buf, (size_t)len, &info), 0);
+	ck_assert_int_eq(info.ifindex, 12);
+	ck_assert_uint_eq(info.type, 32);
+	ck_assert_str_eq(info.name, "ib0");
+	ck_assert_str_eq(info.parent, "0000:3b:00.2");
+	ck_assert_int_eq(info.addr_len, 20);
+	ck_assert_mem_eq(info.addr, addr, 20);
+	ck_assert_mem_eq(info.mac, "\0\0\0\0\0\0", 6);
+	ck_assert_uint_eq(info.mtu, 2044);
+	ck_assert(info.up);
+	link_addr_format(&info, text);
+	ck_assert_str_eq(text, "00:00:0c:79:fe:80:00:00:00:00:00:00:a0:88:c2:03:00:d6:49:a2");
+}
+END_TEST
+
+START_TEST(test_decode_link)
+{
+	static const uint8_t mac[6] = { 0x02, 0x11, 0x22, 0x33, 0x44, 0x55 };
+	static const uint8_t huge[40] = { 1 };
+	char buf[1024], text[LINK_ADDR_STR_MAX];
+	struct link_info info;
+	int len = link_reply(buf, 1, mac, sizeof(mac), NULL);
+
+	ck_assert_int_eq(link_decode(buf, (size_t)len, &info), 0);
+	ck_assert_uint_eq(info.type, 1);
+	ck_assert_mem_eq(info.mac, mac, 6);
+	ck_assert_int_eq(info.addr_len, 6);
+	ck_assert_str_eq(info.parent, "");
+	link_addr_format(&info, text);
+	ck_assert_str_eq(text, "02:11:22:33:44:55");
+	/* an address past MAX_ADDR_LEN is no address */
+	len = link_reply(buf, 1, huge, sizeof(huge), NULL);
+	ck_assert_int_eq(link_decode(buf, (size_t)len, &info), 0);
+	ck_assert_int_eq(info.addr_len, 0);
+	link_addr_format(&info, text);
+	ck_assert_str_eq(text, "");
+	/* cut, or not a link */
+	ck_assert_int_eq(link_decode(buf, (size_t)len - 1, &info), -EINVAL);
+	ck_assert_int_eq(link_decode(buf, 8, &info), -EINVAL);
+	((struct nlmsghdr *)buf)->nlmsg_type = RTM_NEWADDR;
+	ck_assert_int_eq(link_decode(buf, (size_t)len, &info), -EINVAL);
+}
+END_TEST
+
 /* Root cases: each runs in its own forked child, in a fresh "host" netns
  * with a veth pair vA/vB, and a second fresh netns standing in for a pod. */
 static int host_ns = -1, pod_ns = -1;
@@ -780,6 +855,23 @@ START_TEST(test_for_each)
 }
 END_TEST
 
+/* A veth as the kernel reports it: Ethernet, a 6-byte address, no parent
+ * device (a VF's netdev has its PCI function). */
+START_TEST(test_veth_facts)
+{
+	struct link_sock *s = open_sock(-1);
+	struct link_info info;
+
+	ck_assert_int_eq(link_get_by_name(s, "vA", &info), 0);
+	ck_assert_uint_eq(info.type, 1);	/* ARPHRD_ETHER */
+	ck_assert_int_eq(info.addr_len, 6);
+	ck_assert_mem_eq(info.addr, info.mac, 6);
+	ck_assert_str_eq(info.parent, "");
+	ck_assert_int_eq(link_get_by_parent(s, "0000:3b:00.2", &info), -ENODEV);
+	link_sock_close(s);
+}
+END_TEST
+
 int main(void)
 {
 	Suite *s = suite_create("link");
@@ -793,6 +885,8 @@ int main(void)
 	tcase_add_test(tc, test_decode_pf_reply);
 	tcase_add_test(tc, test_decode_pf_reply_wrapped);
 	tcase_add_test(tc, test_decode_ib_pf_reply);
+	tcase_add_test(tc, test_decode_ipoib_link);
+	tcase_add_test(tc, test_decode_link);
 	suite_add_tcase(s, tc);
 	if (geteuid() == 0) {
 		rt = tcase_create("netns");
@@ -808,6 +902,7 @@ int main(void)
 		tcase_add_test(rt, test_route);
 		tcase_add_test(rt, test_set);
 		tcase_add_test(rt, test_for_each);
+		tcase_add_test(rt, test_veth_facts);
 		suite_add_tcase(s, rt);
 	} else {
 		printf("note: not root, netns link cases not registered\n");
