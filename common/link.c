@@ -659,14 +659,16 @@ int link_route_list(struct link_sock *s, int ifindex, struct link_route *out, in
 	return ret;
 }
 
-struct vf_query {
-	int vf;
-	struct vf_config *out;
-	bool found;
+/* A walk over a PF's VF entries: fn sees each VF, a non-zero return ends it. */
+struct vf_walk {
+	int (*fn)(int vf, const struct vf_config *cfg, void *arg);
+	void *arg;
+	int ret;
 };
 
-/* One IFLA_VF_INFO: fills q->out when it is about q->vf. */
-static void parse_vf_info(struct nlattr *info, struct vf_query *q)
+/* One IFLA_VF_INFO into *out; -EPROTO for an entry without its VF's MAC
+ * (the attribute that names the VF). */
+static int parse_vf_info(struct nlattr *info, int *vf, struct vf_config *out)
 {
 	static const struct nla_policy policy[IFLA_VF_MAX + 1] = {
 		[IFLA_VF_MAC] = { .minlen = sizeof(struct ifla_vf_mac) },
@@ -680,15 +682,12 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 	};
 	struct nlattr *tb[IFLA_VF_MAX + 1], *v;
 	const struct ifla_vf_mac *mac;
-	struct vf_config *out = q->out;
 	int rem;
 
 	if (nla_parse_nested(tb, IFLA_VF_MAX, info, policy) < 0 || !tb[IFLA_VF_MAC])
-		return;
+		return -EPROTO;
 	mac = nla_data(tb[IFLA_VF_MAC]);
-	if ((int)mac->vf != q->vf)
-		return;
-	q->found = true;
+	*vf = (int)mac->vf;
 	*out = (struct vf_config){ .vlan_proto = ETH_P_8021Q, .spoofchk = -1, .trust = -1,
 				   .link_state = -1 };
 	memcpy(out->mac, mac->mac, sizeof(out->mac));
@@ -730,6 +729,7 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 		out->port_guid = ((const struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_PORT_GUID]))->guid;
 		out->guids = true;
 	}
+	return 0;
 }
 
 /* Past 64 KiB (about 334 VFs without stats) the kernel's nla_nest_end()
@@ -739,9 +739,10 @@ static void parse_vf_info(struct nlattr *info, struct vf_query *q)
 static int parse_vf(struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *a, *list = NULL;
-	struct vf_query *q = arg;
+	struct vf_walk *w = arg;
+	struct vf_config cfg;
 	uint32_t n_vfs = UINT32_MAX, i;
-	int rem;
+	int rem, vf;
 
 	nlmsg_for_each_attr(a, nlh, sizeof(struct ifinfomsg), rem) {
 		if (nla_type(a) == IFLA_NUM_VF && nla_len(a) >= (int)sizeof(uint32_t))
@@ -756,29 +757,45 @@ static int parse_vf(struct nlmsghdr *nlh, void *arg)
 	/* without the count before it (not the kernel's order): the list's own length */
 	rem = n_vfs == UINT32_MAX ? nla_len(list) :
 	      (int)((char *)nlmsg_tail(nlh) - (char *)nla_data(list));
-	for (a = nla_data(list), i = 0; i < n_vfs && !q->found && nla_ok(a, rem);
+	for (a = nla_data(list), i = 0; i < n_vfs && !w->ret && nla_ok(a, rem);
 	     i++, a = nla_next(a, &rem)) {
-		if (nla_type(a) == IFLA_VF_INFO)
-			parse_vf_info(a, q);
+		if (nla_type(a) == IFLA_VF_INFO && parse_vf_info(a, &vf, &cfg) == 0)
+			w->ret = w->fn(vf, &cfg, w->arg);
 	}
 	return 0;
+}
+
+struct vf_query {
+	int vf;
+	struct vf_config *out;
+};
+
+static int match_vf(int vf, const struct vf_config *cfg, void *arg)
+{
+	struct vf_query *q = arg;
+
+	if (vf != q->vf)
+		return 0;
+	*q->out = *cfg;
+	return 1;
 }
 
 int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out)
 {
 	struct vf_query q = { .vf = vf, .out = out };
+	struct vf_walk w = { .fn = match_vf, .arg = &q };
 	struct nlmsghdr *nlh = (void *)buf;
-	int ret;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
 		return -EINVAL;
-	ret = parse_vf(nlh, &q);
-	return ret < 0 ? ret : q.found ? 0 : -ENOENT;
+	parse_vf(nlh, &w);
+	return w.ret ? 0 : -ENOENT;
 }
 
-int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out)
+int link_vf_walk(struct link_sock *s, int pf_ifindex,
+		 int (*fn)(int vf, const struct vf_config *cfg, void *arg), void *arg)
 {
-	struct vf_query q = { .vf = vf, .out = out };
+	struct vf_walk w = { .fn = fn, .arg = arg };
 	struct nl_msg *msg = link_msg(RTM_GETLINK, 0, pf_ifindex);
 	int ret = -ENOMEM;
 
@@ -789,13 +806,19 @@ int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *o
 	} else if (msg) {
 		/* the reply grows with the PF's VF count: sized by a peek first */
 		nl_socket_enable_msg_peek(s->sk);
-		ret = request(s, msg, parse_vf, &q);
+		ret = request(s, msg, parse_vf, &w);
 		nl_socket_disable_msg_peek(s->sk);
 	}
 	nlmsg_free(msg);
-	if (ret == 0 && !q.found)
-		ret = -ENOENT;
-	return ret;
+	return ret < 0 ? ret : w.ret;
+}
+
+int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out)
+{
+	struct vf_query q = { .vf = vf, .out = out };
+	int ret = link_vf_walk(s, pf_ifindex, match_vf, &q);
+
+	return ret < 0 ? ret : ret ? 0 : -ENOENT;
 }
 
 static int put_mac(struct nl_msg *msg, int vf, const struct vf_config *cfg)

@@ -111,6 +111,10 @@ enum vf_field {
 /* Reads VF vf of PF pf_ifindex. -ENOENT when the PF reports no VF info
  * (e.g. a veth stand-in) or no entry for that VF. */
 int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out);
+/* Calls fn for each VF the PF reports, in one read of its VF list; a
+ * non-zero return of fn ends the walk and is returned (-errno of the read). */
+int link_vf_walk(struct link_sock *s, int pf_ifindex,
+		 int (*fn)(int vf, const struct vf_config *cfg, void *arg), void *arg);
 /* Applies the fields in mask, one RTM_SETLINK each (enum vf_field order), so
  * the error names the one setting refused, with the PF, the VF index and the
  * kernel's extack text in details. Fields before the refused one stay set. */

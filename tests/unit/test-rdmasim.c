@@ -22,6 +22,7 @@
 #include <cjson/cJSON.h>
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
+#include "link.h"
 #include "rdmanl.h"
 #include "state.h"
 
@@ -804,6 +805,54 @@ START_TEST(test_vf_guid_getlink)
 }
 END_TEST
 
+struct guid_walk {
+	int vfs;
+	uint64_t node[2], port[2];
+};
+
+static int note_guids(int vf, const struct vf_config *cfg, void *arg)
+{
+	struct guid_walk *w = arg;
+
+	ck_assert(cfg->guids);
+	ck_assert_int_lt(vf, 2);
+	w->node[vf] = cfg->node_guid;
+	w->port[vf] = cfg->port_guid;
+	w->vfs++;
+	return 0;
+}
+
+/* The plugin's link module against the IPoIB PF: link_vf_set sends node and
+ * port GUID one request each, so both take; link_vf_walk reads each VF's. */
+START_TEST(test_vf_guid_link)
+{
+	struct vf_config cfg = { .node_guid = 0x0002c90300216e70ULL,
+				 .port_guid = 0x0002c90300216e78ULL };
+	struct guid_walk w = { 0 };
+	struct cni_err err = { 0 };
+	struct link_sock *s;
+	int pf = (int)if_nametoindex(veth_a);
+
+	ck_assert_int_eq(ctl("pf %s %s 2 ib", state, veth_a), 0);
+	ck_assert_int_eq(link_sock_open(-1, &s, &err), 0);
+	ck_assert_int_eq(link_vf_set(s, pf, 1, &cfg, VF_NODE_GUID | VF_PORT_GUID, &err), 0);
+	assert_guids("0002c90300216e70", "0002c90300216e78");
+	ck_assert_int_eq(link_vf_walk(s, pf, note_guids, &w), 0);
+	ck_assert_int_eq(w.vfs, 2);
+	ck_assert_uint_eq(w.node[0], 0);
+	ck_assert_uint_eq(w.port[0], 0);
+	ck_assert_uint_eq(w.node[1], cfg.node_guid);
+	ck_assert_uint_eq(w.port[1], cfg.port_guid);
+	/* an Ethernet PF has no ndo_set_vf_guid: the first GUID is refused */
+	ck_assert_int_eq(ctl("pf %s %s 2", state, veth_a), 0);
+	ck_assert_int_eq(link_vf_set(s, pf, 1, &cfg, VF_NODE_GUID | VF_PORT_GUID, &err),
+			 -EOPNOTSUPP);
+	ck_assert_msg(strstr(err.msg, "failed to set node_guid 00:02:c9:03:00:21:6e:70 on VF 1"),
+		      "%s", err.msg);
+	link_sock_close(s);
+}
+END_TEST
+
 /* iproute2, preloaded, as an independent reader and writer: `ip link set
  * ... vf 1 node_guid X port_guid Y` puts both in one nest, so only the
  * node GUID takes; `ip link show` prints what the PF reports. */
@@ -1258,6 +1307,7 @@ int main(void)
 	tcase_add_loop_test(tc, test_vf_guid_errors, 0, N(guid_err_cases));
 	tcase_add_test(tc, test_vf_guid_getlink);
 	tcase_add_test(tc, test_vf_guid_iproute2);
+	tcase_add_test(tc, test_vf_guid_link);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
