@@ -19,8 +19,9 @@
 #include "guid.h"
 #include "link.h"
 #include "netns.h"
+#include "nlack.h"
 
-#define EXTACK_MAX 256
+#define EXTACK_MAX NLACK_TEXT_MAX
 
 struct link_sock {
 	struct nl_sock *sk;
@@ -59,26 +60,12 @@ static int on_done(struct nl_msg *msg, void *arg)
 
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
-	const struct nlmsghdr *nlh = (const void *)((const char *)e - NLMSG_HDRLEN);
 	struct reply *r = arg;
-	struct nlattr *text;
-	size_t off;
 
 	(void)nla;
 	r->error = e->error;
 	r->done = true;
-	/* libnl 3.7 does not read extack: the TLVs follow the (capped) request */
-	if (!(nlh->nlmsg_flags & NLM_F_ACK_TLVS))
-		return NL_STOP;
-	off = NLMSG_ALIGN(NLMSG_HDRLEN + sizeof(*e));
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += NLMSG_ALIGN(e->msg.nlmsg_len - NLMSG_HDRLEN);
-	if (off >= nlh->nlmsg_len)
-		return NL_STOP;
-	text = nla_find((const void *)((const char *)nlh + off), nlh->nlmsg_len - off,
-			NLMSGERR_ATTR_MSG);
-	if (text)
-		snprintf(r->extack, EXTACK_MAX, "%.*s", nla_len(text), (const char *)nla_data(text));
+	nlack_text(e, r->extack, EXTACK_MAX);
 	return NL_STOP;
 }
 

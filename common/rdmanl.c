@@ -1,6 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
-/* RDMA netlink (NETLINK_RDMA, nldev) requests through libmnl: netns mode,
- * device list with port 1 netdevs, and moving a device between netns. */
+/* RDMA netlink (NETLINK_RDMA, nldev) requests through libnl's core: netns
+ * mode, device list with port 1 netdevs, and moving a device between netns. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
@@ -8,33 +8,58 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include <sys/socket.h>
 #include <linux/netlink.h>
-#include <libmnl/libmnl.h>
+#include <netlink/attr.h>
+#include <netlink/handlers.h>
+#include <netlink/msg.h>
+#include <netlink/netlink.h>
+#include <netlink/socket.h>
 #include <rdma/rdma_netlink.h>
+#include "nlack.h"
 #include "rdmanl.h"
 
 #define RDMANL_BUF 16384
 #define REQ_MAX 256
 
-/* One exchange: the caller's callback and what the kernel said on error. */
+/* What one request collects while its replies are read. */
 struct exchange {
-	mnl_cb_t cb;
+	int (*cb)(const struct nlmsghdr *nlh, void *data);	/* 0 or -errno */
 	void *data;
-	char extack[256];
+	uint32_t seq;
+	int ret;		/* first failure of cb */
+	int error;		/* -errno from the kernel's NLMSG_ERROR */
+	bool done;
+	char extack[NLACK_TEXT_MAX];
 };
 
+/* The requests are built here, in the caller's buffer, from the uapi alone. */
 static struct nlmsghdr *put_request(void *buf, size_t size, uint32_t seq, int op, uint16_t flags)
 {
-	struct nlmsghdr *nlh;
+	struct nlmsghdr *nlh = buf;
 
-	if (size < MNL_NLMSG_HDRLEN)
+	if (size < NLMSG_HDRLEN)
 		return NULL;
-	memset(buf, 0, MNL_NLMSG_HDRLEN);
-	nlh = mnl_nlmsg_put_header(buf);
+	memset(buf, 0, NLMSG_HDRLEN);
+	nlh->nlmsg_len = NLMSG_HDRLEN;
 	nlh->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, op);
 	nlh->nlmsg_flags = NLM_F_REQUEST | NLM_F_ACK | flags;
 	nlh->nlmsg_seq = seq;
 	return nlh;
+}
+
+static bool put_u32(struct nlmsghdr *nlh, size_t size, uint16_t type, uint32_t value)
+{
+	struct nlattr *a = (struct nlattr *)((char *)nlh + NLMSG_ALIGN(nlh->nlmsg_len));
+	size_t len = NLA_HDRLEN + sizeof(value);
+
+	if (NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(len) > size)
+		return false;
+	a->nla_type = type;
+	a->nla_len = (uint16_t)len;
+	memcpy((char *)a + NLA_HDRLEN, &value, sizeof(value));
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len) + NLA_ALIGN(len);
+	return true;
 }
 
 int rdmanl_encode_sys_get(void *buf, size_t size, uint32_t seq)
@@ -51,7 +76,7 @@ int rdmanl_encode_dev_get(void *buf, size_t size, uint32_t seq, bool dump, uint3
 	nlh = put_request(buf, size, seq, RDMA_NLDEV_CMD_GET, dump ? NLM_F_DUMP : 0);
 	if (!nlh)
 		return -ENOSPC;
-	if (!dump && !mnl_attr_put_u32_check(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index))
+	if (!dump && !put_u32(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index))
 		return -ENOSPC;
 	return (int)nlh->nlmsg_len;
 }
@@ -60,8 +85,8 @@ int rdmanl_encode_port_get(void *buf, size_t size, uint32_t seq, uint32_t index,
 {
 	struct nlmsghdr *nlh = put_request(buf, size, seq, RDMA_NLDEV_CMD_PORT_GET, 0);
 
-	if (!nlh || !mnl_attr_put_u32_check(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index) ||
-	    !mnl_attr_put_u32_check(nlh, size, RDMA_NLDEV_ATTR_PORT_INDEX, port))
+	if (!nlh || !put_u32(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index) ||
+	    !put_u32(nlh, size, RDMA_NLDEV_ATTR_PORT_INDEX, port))
 		return -ENOSPC;
 	return (int)nlh->nlmsg_len;
 }
@@ -73,51 +98,31 @@ int rdmanl_encode_dev_set_netns(void *buf, size_t size, uint32_t seq, uint32_t i
 	if (netns_fd < 0)
 		return -EBADF;
 	nlh = put_request(buf, size, seq, RDMA_NLDEV_CMD_SET, 0);
-	if (!nlh || !mnl_attr_put_u32_check(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index) ||
-	    !mnl_attr_put_u32_check(nlh, size, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd))
+	if (!nlh || !put_u32(nlh, size, RDMA_NLDEV_ATTR_DEV_INDEX, index) ||
+	    !put_u32(nlh, size, RDMA_NLDEV_NET_NS_FD, (uint32_t)netns_fd))
 		return -ENOSPC;
 	return (int)nlh->nlmsg_len;
 }
 
-struct attr_want {
-	uint16_t type;
-	enum mnl_attr_data_type kind;
+/* Attributes we read, type-checked with exact sizes; the rest are ignored. */
+static struct nla_policy policy[RDMA_NLDEV_ATTR_MAX + 1] = {
+	[RDMA_NLDEV_ATTR_DEV_INDEX] = { .type = NLA_U32, .maxlen = sizeof(uint32_t) },
+	[RDMA_NLDEV_ATTR_DEV_NAME] = { .type = NLA_STRING },
+	[RDMA_NLDEV_ATTR_NDEV_INDEX] = { .type = NLA_U32, .maxlen = sizeof(uint32_t) },
+	[RDMA_NLDEV_ATTR_NDEV_NAME] = { .type = NLA_STRING },
+	[RDMA_NLDEV_SYS_ATTR_NETNS_MODE] = { .type = NLA_U8, .maxlen = sizeof(uint8_t) },
 };
 
-static const struct attr_want wanted[] = {
-	{ RDMA_NLDEV_ATTR_DEV_INDEX, MNL_TYPE_U32 },
-	{ RDMA_NLDEV_ATTR_DEV_NAME, MNL_TYPE_NUL_STRING },
-	{ RDMA_NLDEV_ATTR_NDEV_INDEX, MNL_TYPE_U32 },
-	{ RDMA_NLDEV_ATTR_NDEV_NAME, MNL_TYPE_NUL_STRING },
-	{ RDMA_NLDEV_SYS_ATTR_NETNS_MODE, MNL_TYPE_U8 },
-};
-
-/* Keeps the attributes we read, type-checked; ignores the rest. */
-static int attr_cb(const struct nlattr *attr, void *data)
+/* libnl's parser takes no const message; it does not write to it. */
+static int parse_attrs(const struct nlmsghdr *nlh, struct nlattr **tb)
 {
-	const struct nlattr **tb = data;
-	uint16_t type = mnl_attr_get_type(attr);
-	size_t i;
-
-	for (i = 0; i < sizeof(wanted) / sizeof(wanted[0]); i++) {
-		if (wanted[i].type != type)
-			continue;
-		if (mnl_attr_validate(attr, wanted[i].kind) < 0)
-			return MNL_CB_ERROR;
-		tb[type] = attr;
-	}
-	return MNL_CB_OK;
-}
-
-static int parse_attrs(const struct nlmsghdr *nlh, const struct nlattr **tb)
-{
-	memset(tb, 0, sizeof(*tb) * RDMA_NLDEV_ATTR_MAX);
-	return mnl_attr_parse(nlh, 0, attr_cb, tb) == MNL_CB_ERROR ? -EINVAL : 0;
+	return nlmsg_parse((struct nlmsghdr *)nlh, 0, tb, RDMA_NLDEV_ATTR_MAX, policy) < 0 ?
+		-EINVAL : 0;
 }
 
 static bool copy_str(char *dst, size_t size, const struct nlattr *attr)
 {
-	const char *s = mnl_attr_get_str(attr);
+	const char *s = nla_data(attr);
 
 	if (strlen(s) >= size)
 		return false;
@@ -129,7 +134,7 @@ static bool copy_str(char *dst, size_t size, const struct nlattr *attr)
  * PORT_GET dump would carry PORT_GET. */
 int rdmanl_parse_dev(const void *buf, struct rdmanl_dev *out)
 {
-	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
 	const struct nlmsghdr *nlh = buf;
 
 	memset(out, 0, sizeof(*out));
@@ -140,76 +145,63 @@ int rdmanl_parse_dev(const void *buf, struct rdmanl_dev *out)
 	    !tb[RDMA_NLDEV_ATTR_DEV_NAME] ||
 	    !copy_str(out->name, sizeof(out->name), tb[RDMA_NLDEV_ATTR_DEV_NAME]))
 		return -EINVAL;
-	out->index = mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	out->index = nla_get_u32(tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
 	if (!tb[RDMA_NLDEV_ATTR_NDEV_INDEX] || !tb[RDMA_NLDEV_ATTR_NDEV_NAME])
 		return 0;
 	if (!copy_str(out->ndev_name, sizeof(out->ndev_name), tb[RDMA_NLDEV_ATTR_NDEV_NAME]))
 		return -EINVAL;
-	out->ndev_index = (int)mnl_attr_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
+	out->ndev_index = (int)nla_get_u32(tb[RDMA_NLDEV_ATTR_NDEV_INDEX]);
 	return 0;
 }
 
 /* The kernel reports ib_devices_shared_netns: 1 = shared, 0 = exclusive. */
 int rdmanl_parse_mode(const void *buf, enum rdmanl_mode *mode)
 {
-	const struct nlattr *tb[RDMA_NLDEV_ATTR_MAX];
+	struct nlattr *tb[RDMA_NLDEV_ATTR_MAX + 1];
 	const struct nlmsghdr *nlh = buf;
 	uint8_t shared;
 
 	if (nlh->nlmsg_type != RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_SYS_GET) ||
 	    parse_attrs(nlh, tb) || !tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE])
 		return -EINVAL;
-	shared = mnl_attr_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
+	shared = nla_get_u8(tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE]);
 	if (shared > 1)
 		return -EINVAL;
 	*mode = shared ? RDMANL_MODE_SHARED : RDMANL_MODE_EXCLUSIVE;
 	return 0;
 }
 
-static int extack_cb(const struct nlattr *attr, void *data)
+/* Replies to another request (none is expected on a fresh socket) are skipped. */
+static int on_seq(struct nl_msg *msg, void *arg)
 {
-	struct exchange *ex = data;
-
-	if (mnl_attr_get_type(attr) == NLMSGERR_ATTR_MSG &&
-	    mnl_attr_validate(attr, MNL_TYPE_NUL_STRING) == 0)
-		snprintf(ex->extack, sizeof(ex->extack), "%s", mnl_attr_get_str(attr));
-	return MNL_CB_OK;
+	return nlmsg_hdr(msg)->nlmsg_seq == ((struct exchange *)arg)->seq ? NL_OK : NL_SKIP;
 }
 
-/* NLMSG_ERROR: 0 ends a request, anything else fails it with the extack
- * text (after the request copy unless the kernel capped it). */
-static int error_cb(const struct nlmsghdr *nlh, void *data)
+static int on_valid(struct nl_msg *msg, void *arg)
 {
-	const struct nlmsgerr *e = mnl_nlmsg_get_payload(nlh);
-	struct exchange *ex = data;
-	size_t off = sizeof(*e);
+	struct exchange *ex = arg;
 
-	if (nlh->nlmsg_len < mnl_nlmsg_size(sizeof(*e))) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
-	if (!(nlh->nlmsg_flags & NLM_F_CAPPED))
-		off += e->msg.nlmsg_len - sizeof(e->msg);
-	if ((nlh->nlmsg_flags & NLM_F_ACK_TLVS) && mnl_nlmsg_size(off) <= nlh->nlmsg_len)
-		mnl_attr_parse(nlh, off, extack_cb, ex);
-	if (!e->error)
-		return MNL_CB_STOP;
-	errno = -e->error;
-	return MNL_CB_ERROR;
+	if (ex->cb && !ex->ret)
+		ex->ret = ex->cb(nlmsg_hdr(msg), ex->data);
+	return NL_OK;
 }
 
-static int done_cb(const struct nlmsghdr *nlh, void *data)
+static int on_done(struct nl_msg *msg, void *arg)
 {
-	(void)nlh;
-	(void)data;
-	return MNL_CB_STOP;
+	(void)msg;
+	((struct exchange *)arg)->done = true;
+	return NL_STOP;
 }
 
-static int data_cb(const struct nlmsghdr *nlh, void *data)
+static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
-	struct exchange *ex = data;
+	struct exchange *ex = arg;
 
-	return ex->cb ? ex->cb(nlh, ex->data) : MNL_CB_OK;
+	(void)nla;
+	ex->error = e->error;
+	ex->done = true;
+	nlack_text(e, ex->extack, sizeof(ex->extack));
+	return NL_STOP;
 }
 
 static int no_rdma(struct cni_err *err)
@@ -218,50 +210,68 @@ static int no_rdma(struct cni_err *err)
 	return -EPROTONOSUPPORT;
 }
 
-static int talk(struct mnl_socket *nl, struct nlmsghdr *req, struct exchange *ex)
+/* Every request asks for an ack, so its replies end with the ack, an error
+ * or (a dump) NLMSG_DONE. */
+static int talk(struct nl_sock *sk, const struct nlmsghdr *req, struct exchange *ex)
 {
-	mnl_cb_t ctl[NLMSG_MIN_TYPE] = { [NLMSG_ERROR] = error_cb, [NLMSG_DONE] = done_cb };
-	char buf[RDMANL_BUF];
-	uint32_t portid = mnl_socket_get_portid(nl);
-	ssize_t n;
+	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
 	int ret;
 
-	if (mnl_socket_sendto(nl, req, req->nlmsg_len) < 0)
-		return -errno;
-	do {
-		n = mnl_socket_recvfrom(nl, buf, sizeof(buf));
-		if (n < 0)
-			return -errno;
-		ret = mnl_cb_run2(buf, n, req->nlmsg_seq, portid, data_cb, ex, ctl, NLMSG_MIN_TYPE);
-	} while (ret > MNL_CB_STOP);
-	return ret < 0 ? -errno : 0;
+	if (!cb)
+		return -ENOMEM;
+	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq, ex);
+	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, ex);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, ex);
+	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, ex);
+	nl_cb_err(cb, NL_CB_CUSTOM, on_error, ex);
+	ex->seq = req->nlmsg_seq;
+	ret = nl_sendto(sk, (void *)req, req->nlmsg_len);
+	while (ret >= 0 && !ex->done)
+		ret = nl_recvmsgs(sk, cb);
+	nl_cb_put(cb);
+	if (ex->error)
+		return ex->error;
+	if (ret < 0)
+		return -EIO;
+	return ex->ret;
 }
 
 /* The socket belongs to the netns it is created in; the thread stays there
  * for the whole exchange because a move is checked against the caller's
  * netns too (rdma_dev_change_netns). */
-static int exchange_in(struct nlmsghdr *req, struct exchange *ex, struct cni_err *err)
+static int exchange_in(const struct nlmsghdr *req, struct exchange *ex, struct cni_err *err)
 {
-	struct mnl_socket *nl;
-	int one = 1, ret;
+	struct nl_sock *sk;
+	int one = 1, fd, ret;
 
-	nl = mnl_socket_open(NETLINK_RDMA);
-	if (!nl)
-		return errno == EPROTONOSUPPORT ? no_rdma(err) : -errno;
+	sk = nl_socket_alloc();
+	if (!sk)
+		return -ENOMEM;
+	ret = nl_connect(sk, NETLINK_RDMA);
+	if (ret == -NLE_PROTO_MISMATCH) {
+		ret = no_rdma(err);
+		goto out;
+	}
+	if (ret < 0) {
+		ret = -EIO;
+		goto out;
+	}
+	nl_socket_disable_msg_peek(sk);
+	nl_socket_set_msg_buf_size(sk, RDMANL_BUF);
 	/* Old kernels lack these options; the request still works without. */
-	mnl_socket_setsockopt(nl, NETLINK_EXT_ACK, &one, sizeof(one));
-	mnl_socket_setsockopt(nl, NETLINK_CAP_ACK, &one, sizeof(one));
-	ret = mnl_socket_bind(nl, 0, MNL_SOCKET_AUTOPID) < 0 ? -errno : 0;
-	if (!ret)
-		ret = talk(nl, req, ex);
+	fd = nl_socket_get_fd(sk);
+	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
+	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
+	ret = talk(sk, req, ex);
 	if (ret && ex->extack[0])
 		cni_err_details(err, "%s", ex->extack);
-	mnl_socket_close(nl);
+out:
+	nl_socket_free(sk);
 	return ret;
 }
 
-static int request(int netns_fd, struct nlmsghdr *req, mnl_cb_t cb, void *data,
-		   struct cni_err *err)
+static int request(int netns_fd, const struct nlmsghdr *req,
+		   int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
 {
 	struct exchange ex = { .cb = cb, .data = data };
 	int self = -1, ret;
@@ -303,12 +313,10 @@ static int mode_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct mode_reply *r = data;
 
-	if (rdmanl_parse_mode(nlh, &r->mode)) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
+	if (rdmanl_parse_mode(nlh, &r->mode))
+		return -EBADMSG;
 	r->seen = true;
-	return MNL_CB_OK;
+	return 0;
 }
 
 int rdmanl_get_mode(int netns_fd, enum rdmanl_mode *mode, struct cni_err *err)
@@ -340,29 +348,23 @@ static int list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dev_list *l = data;
 
-	if (l->n == l->max) {
-		errno = ENOBUFS;
-		return MNL_CB_ERROR;
-	}
-	if (rdmanl_parse_dev(nlh, &l->devs[l->n])) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
+	if (l->n == l->max)
+		return -ENOBUFS;
+	if (rdmanl_parse_dev(nlh, &l->devs[l->n]))
+		return -EBADMSG;
 	l->n++;
-	return MNL_CB_OK;
+	return 0;
 }
 
 static int port_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct rdmanl_dev *dev = data, port;
 
-	if (rdmanl_parse_dev(nlh, &port) || port.index != dev->index) {
-		errno = EBADMSG;
-		return MNL_CB_ERROR;
-	}
+	if (rdmanl_parse_dev(nlh, &port) || port.index != dev->index)
+		return -EBADMSG;
 	dev->ndev_index = port.ndev_index;
 	memcpy(dev->ndev_name, port.ndev_name, sizeof(dev->ndev_name));
-	return MNL_CB_OK;
+	return 0;
 }
 
 static int port_netdev(int netns_fd, struct rdmanl_dev *dev, struct cni_err *err)

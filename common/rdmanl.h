@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* RDMA netlink (NETLINK_RDMA, nldev) through libmnl: netns mode, devices, moves.
+/* RDMA netlink (NETLINK_RDMA, nldev) through libnl's core: netns mode, devices, moves.
  * A NETLINK_RDMA socket only sees the netns it was created in, so every call
- * names the netns it talks to. Nothing outside this module sees libmnl types. */
+ * names the netns it talks to. Nothing outside this module sees libnl types. */
 #pragma once
 
 #include <stdbool.h>
