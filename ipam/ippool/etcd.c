@@ -38,7 +38,8 @@ struct buf {
 };
 
 /* libcurl and its dependencies cost milliseconds to map at every exec: only
- * a process that talks to etcd loads it (the local store never pays). */
+ * a process that talks to etcd over https loads it (the local store and
+ * http:// never pay), and a node without https endpoints needs no libcurl. */
 static struct {
 	CURLcode (*global_init)(long flags);
 	CURL *(*easy_init)(void);
@@ -83,8 +84,10 @@ static int load_curl(struct cni_err *err)
 	}
 	if (lib && i == sizeof(cu_syms) / sizeof(cu_syms[0]) && !cu.global_init(CURL_GLOBAL_DEFAULT))
 		return 0;
-	cni_err_set(err, CNI_ERR_STORE, "cannot load libcurl.so.4 for the etcd store: %s",
-		    dlerror() ?: "symbols missing or init failed");
+	cni_err_set(err, CNI_ERR_STORE,
+		    "cannot load libcurl.so.4, which https:// etcd endpoints need: install it on "
+		    "the node (Debian/Ubuntu: libcurl4; RHEL/RHCOS/Fedora: libcurl or "
+		    "libcurl-minimal): %s", dlerror() ?: "symbols missing or init failed");
 	if (lib)
 		dlclose(lib);
 	lib = NULL;
