@@ -81,6 +81,11 @@ static int temp_name(const char *name, char tmp[NAME_MAX + 1])
 
 int cache_write(const char *dir, const char *name, const char *data, size_t len)
 {
+	return cache_write_mode(dir, name, data, len, 0600);
+}
+
+int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode)
+{
 	char tmp[NAME_MAX + 1];
 	int dirfd, fd = -1, ret;
 
@@ -97,7 +102,10 @@ int cache_write(const char *dir, const char *name, const char *data, size_t len)
 		ret = -errno;
 		goto out;
 	}
-	ret = write_all(fd, data, len);
+	/* the umask must not decide, nor the mode of a temp file left earlier */
+	ret = fchmod(fd, mode) ? -errno : 0;
+	if (!ret)
+		ret = write_all(fd, data, len);
 	if (!ret && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
@@ -115,9 +123,7 @@ out:
 
 int cache_read(const char *dir, const char *name, char **out, size_t *len)
 {
-	char path[PATH_MAX], *buf = NULL, *grown;
-	size_t cap = 0, used = 0;
-	struct stat st;
+	char path[PATH_MAX];
 	int fd, ret;
 
 	*out = NULL;
@@ -127,14 +133,23 @@ int cache_read(const char *dir, const char *name, char **out, size_t *len)
 	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	if (fstat(fd, &st)) {
-		ret = -errno;
-		goto out;
-	}
-	if (!S_ISREG(st.st_mode)) {
-		ret = -EINVAL;
-		goto out;
-	}
+	ret = cache_read_fd(fd, out, len);
+	close(fd);
+	return ret;
+}
+
+int cache_read_fd(int fd, char **out, size_t *len)
+{
+	char *buf = NULL, *grown;
+	size_t cap = 0, used = 0;
+	struct stat st;
+	int ret;
+
+	*out = NULL;
+	if (fstat(fd, &st))
+		return -errno;
+	if (!S_ISREG(st.st_mode))
+		return -EINVAL;
 	for (;;) {
 		ssize_t n;
 
@@ -166,7 +181,6 @@ int cache_read(const char *dir, const char *name, char **out, size_t *len)
 	ret = 0;
 out:
 	free(buf);
-	close(fd);
 	return ret;
 }
 

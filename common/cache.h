@@ -3,6 +3,7 @@
 #pragma once
 
 #include <stddef.h>
+#include <sys/types.h>
 
 /* Creates dir and parents (0700). */
 int cache_mkdir(const char *dir);
@@ -10,8 +11,12 @@ int cache_mkdir(const char *dir);
  * Writers of one name must be serialized (the caller's lock): they share
  * the temp file. */
 int cache_write(const char *dir, const char *name, const char *data, size_t len);
+/* The same with the file's mode (cache_write: 0600). */
+int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode);
 /* Reads dir/name into a malloc'd NUL-terminated buffer; -ENOENT if absent. */
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
+/* The same from an open file (a regular one, else -EINVAL); fd stays open. */
+int cache_read_fd(int fd, char **out, size_t *len);
 /* Removes name and the temp file a killed writer left; -ENOENT is success. */
 int cache_remove(const char *dir, const char *name);
 /* Lists names in dir ending in suffix, sorted, dot files skipped (an absent dir
