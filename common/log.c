@@ -3,8 +3,10 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include "log.h"
@@ -26,12 +28,12 @@ static int parse_level(const char *s, enum log_level *out)
 {
 	size_t i;
 
-	if (!strcmp(s, "verbose")) {
+	if (!strcasecmp(s, "verbose")) {
 		*out = LOG_LVL_DEBUG;
 		return 0;
 	}
 	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
-		if (!strcmp(s, names[i])) {
+		if (!strcasecmp(s, names[i])) {
 			*out = (enum log_level)i;
 			return 0;
 		}
@@ -73,24 +75,26 @@ static void warn_always(const char *fmt, ...)
 	va_end(ap);
 }
 
-int log_init(const char *level, const char *file)
+/* sriov-cni and whereabouts take level names in any case and refuse none:
+ * a typo in a log level must not fail a pod's network. */
+void log_init(const char *level, const char *file)
 {
 	enum log_level lvl = LOG_LVL_ERROR;
+	bool known = !level || parse_level(level, &lvl) == 0;
 	int fd;
 
-	if (level && parse_level(level, &lvl))
-		return -EINVAL;
 	log_close();
 	max_level = lvl;
-	if (!file || !*file)
-		return 0;
-	fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0) {
-		warn_always("cannot open log file \"%s\": %s; logging to stderr", file, strerror(errno));
-		return 0;
+	if (file && *file) {
+		fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		if (fd >= 0)
+			log_fd = fd;
+		else
+			warn_always("cannot open log file \"%s\": %s; logging to stderr", file,
+				    strerror(errno));
 	}
-	log_fd = fd;
-	return 0;
+	if (!known)
+		warn_always("unknown log level \"%s\": logging at \"%s\"", level, names[lvl]);
 }
 
 void log_msg(enum log_level level, const char *fmt, ...)

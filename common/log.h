@@ -5,9 +5,10 @@
 enum log_level { LOG_LVL_PANIC, LOG_LVL_ERROR, LOG_LVL_WARNING, LOG_LVL_INFO, LOG_LVL_DEBUG };
 
 /* level: "panic" | "error" | "warning" | "info" | "debug" (sriov-cni names;
- * "verbose" = debug), NULL = "error". file NULL = stderr. -EINVAL on a bad
- * level; a file that cannot be opened falls back to stderr with a warning. */
-int log_init(const char *level, const char *file);
+ * "verbose" = debug) in any case, NULL = "error". file NULL = stderr. An
+ * unknown level logs at "error", a file that cannot be opened falls back to
+ * stderr: each says so in a warning line. */
+void log_init(const char *level, const char *file);
 __attribute__((format(printf, 2, 3)))
 void log_msg(enum log_level level, const char *fmt, ...);
 void log_close(void);

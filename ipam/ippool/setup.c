@@ -100,10 +100,7 @@ int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 	}
 	if (read_conf_file(ipam, &file, &ctx->err) || conf_parse(ipam, file, p->conf, &ctx->err))
 		goto out;
-	if (log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file)) {
-		cni_err_set(&ctx->err, CNI_ERR_CONFIG, "invalid log_level \"%s\"", p->conf->log_level);
-		goto out;
-	}
+	log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file);
 	ret = setup_store(p->conf, false, &p->store, &ctx->err);
 out:
 	cJSON_Delete(file);

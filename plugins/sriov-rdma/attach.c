@@ -34,11 +34,9 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	if (ret == 0)
 		ret = conf_parse(ctx->conf, &a->args, ctx->env.cmd != CNI_CMD_GC &&
 				 ctx->env.cmd != CNI_CMD_STATUS, &a->conf, err);
-	if (ret == 0 && log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,
-				 a->conf.log_file[0] ? a->conf.log_file : NULL) < 0) {
-		cni_err_set(err, CNI_ERR_CONFIG, "invalid logLevel \"%s\"", a->conf.log_level);
-		ret = -EINVAL;
-	}
+	if (ret == 0)
+		log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,
+			 a->conf.log_file[0] ? a->conf.log_file : NULL);
 	if (ret < 0) {
 		attach_free(a);
 		return ret;
