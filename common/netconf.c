@@ -2,52 +2,114 @@
 /* The common network config keys and typed readers for a plugin's own keys. */
 #include <errno.h>
 #include <stdlib.h>
+#include <stdio.h>
 #include <string.h>
+#include <strings.h>
 #include "env.h"
 #include "netconf.h"
 
 #define ATTACHMENTS_KEY "cni.dev/valid-attachments"
 
-static const cJSON *get(const cJSON *obj, const char *key)
+/* As Go's encoding/json fills a struct field, which is how the reference
+ * plugins (sriov-cni, whereabouts, libcni) read a config: the key matches
+ * whatever its ASCII case ("spoofChk" is spoofchk), and of repeated keys
+ * the last one counts. null is no value. */
+const cJSON *netconf_get(const cJSON *obj, const char *key)
 {
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(obj, key);
+	const cJSON *item, *found = NULL;
 
-	return cJSON_IsNull(item) ? NULL : item;
+	if (!cJSON_IsObject(obj))
+		return NULL;
+	cJSON_ArrayForEach(item, obj) {
+		if (item->string && !strcasecmp(item->string, key) && !cJSON_IsNull(item))
+			found = item;
+	}
+	return found;
 }
 
-int netconf_get_string(const cJSON *obj, const char *key, char *out, size_t size, struct cni_err *err)
+/* A value as an error message names it: a string quoted (cut), a number or
+ * a bool as written, otherwise its kind. */
+static const char *shown(const cJSON *item, char *buf, size_t size)
 {
-	const cJSON *item = get(obj, key);
-	size_t len;
+	if (cJSON_IsString(item))
+		snprintf(buf, size, "\"%.64s\"", item->valuestring);
+	else if (cJSON_IsNumber(item))
+		snprintf(buf, size, "%.17g", item->valuedouble);
+	else
+		snprintf(buf, size, "%s", cJSON_IsTrue(item) ? "true" : cJSON_IsFalse(item) ? "false" :
+			 cJSON_IsArray(item) ? "an array" : "an object");
+	return buf;
+}
 
+static int wrong_type(const cJSON *item, const char *key, const char *want, struct cni_err *err)
+{
+	char val[80];
+
+	cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be %s, not %s", key, want,
+		    shown(item, val, sizeof(val)));
+	return -EINVAL;
+}
+
+int netconf_get_str(const cJSON *obj, const char *key, const char **out, struct cni_err *err)
+{
+	const cJSON *item = netconf_get(obj, key);
+
+	*out = NULL;
 	if (!item)
 		return 0;
-	if (!cJSON_IsString(item)) {
-		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be a string", key);
+	if (!cJSON_IsString(item))
+		return wrong_type(item, key, "a string", err);
+	*out = item->valuestring;
+	return 0;
+}
+
+int netconf_get_string(const cJSON *obj, const char *key, char *out, size_t size, bool *present,
+		       struct cni_err *err)
+{
+	const char *val;
+	size_t len;
+
+	if (present)
+		*present = false;
+	if (netconf_get_str(obj, key, &val, err))
 		return -EINVAL;
-	}
-	len = strlen(item->valuestring);
+	if (!val)
+		return 0;
+	len = strlen(val);
 	if (len >= size) {
-		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" is too long (%zu bytes, max %zu)",
-			    key, len, size - 1);
+		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" value \"%.64s\" is too long "
+			    "(%zu bytes, max %zu)", key, val, len, size - 1);
 		return -EINVAL;
 	}
-	memcpy(out, item->valuestring, len + 1);
+	memcpy(out, val, len + 1);
+	if (present)
+		*present = true;
+	return 0;
+}
+
+int netconf_get_object(const cJSON *obj, const char *key, const cJSON **out, struct cni_err *err)
+{
+	const cJSON *item = netconf_get(obj, key);
+
+	*out = NULL;
+	if (!item)
+		return 0;
+	if (!cJSON_IsObject(item))
+		return wrong_type(item, key, "an object", err);
+	*out = item;
 	return 0;
 }
 
 int netconf_get_bool(const cJSON *obj, const char *key, bool *out, bool *present, struct cni_err *err)
 {
-	const cJSON *item = get(obj, key);
+	const cJSON *item = netconf_get(obj, key);
 
 	if (present)
 		*present = false;
 	if (!item)
 		return 0;
-	if (!cJSON_IsBool(item)) {
-		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be true or false", key);
-		return -EINVAL;
-	}
+	if (!cJSON_IsBool(item))
+		return wrong_type(item, key, "true or false", err);
 	*out = cJSON_IsTrue(item);
 	if (present)
 		*present = true;
@@ -57,7 +119,7 @@ int netconf_get_bool(const cJSON *obj, const char *key, bool *out, bool *present
 int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long *out, bool *present,
 		    struct cni_err *err)
 {
-	const cJSON *item = get(obj, key);
+	const cJSON *item = netconf_get(obj, key);
 	double d;
 
 	if (present)
@@ -65,19 +127,15 @@ int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long 
 	if (!item)
 		return 0;
 	d = item->valuedouble;
-	if (!cJSON_IsNumber(item)) {
-		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an integer", key);
-		return -EINVAL;
-	}
+	if (!cJSON_IsNumber(item))
+		return wrong_type(item, key, "an integer", err);
 	if (d < (double)min || d > (double)max) {
 		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" value %.0f is out of range [%ld, %ld]",
 			    key, d, min, max);
 		return -ERANGE;
 	}
-	if (d != (double)(long)d) {
-		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an integer", key);
-		return -EINVAL;
-	}
+	if (d != (double)(long)d)
+		return wrong_type(item, key, "an integer", err);
 	*out = (long)d;
 	if (present)
 		*present = true;
@@ -86,13 +144,13 @@ int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long 
 
 static int parse_version(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
 {
-	const cJSON *item = get(root, "cniVersion");
+	const cJSON *item = netconf_get(root, "cniVersion");
 
 	if (!item) {
 		cni_err_set(err, CNI_ERR_VERSION, "network config has no cniVersion");
 		return -EINVAL;
 	}
-	if (netconf_get_string(root, "cniVersion", out->version_str, sizeof(out->version_str), err))
+	if (netconf_get_string(root, "cniVersion", out->version_str, sizeof(out->version_str), NULL, err))
 		return -EINVAL;
 	if (version_parse(out->version_str, &out->version)) {
 		cni_err_set(err, CNI_ERR_VERSION,
@@ -105,7 +163,7 @@ static int parse_version(const cJSON *root, struct cni_netconf *out, struct cni_
 
 static int parse_required(const cJSON *root, const char *key, char *out, size_t size, struct cni_err *err)
 {
-	if (netconf_get_string(root, key, out, size, err))
+	if (netconf_get_string(root, key, out, size, NULL, err))
 		return -EINVAL;
 	if (!out[0]) {
 		cni_err_set(err, CNI_ERR_CONFIG, "network config has no \"%s\"", key);
@@ -116,7 +174,7 @@ static int parse_required(const cJSON *root, const char *key, char *out, size_t 
 
 static int parse_prev_result(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
 {
-	const cJSON *item = get(root, "prevResult");
+	const cJSON *item = netconf_get(root, "prevResult");
 
 	if (!item)
 		return 0;
@@ -159,15 +217,13 @@ static int parse_attachment(const cJSON *item, int i, struct cni_attachment *out
 
 static int parse_attachments(const cJSON *root, struct cni_netconf *out, struct cni_err *err)
 {
-	const cJSON *list = get(root, ATTACHMENTS_KEY), *item;
+	const cJSON *list = netconf_get(root, ATTACHMENTS_KEY), *item;
 	int n;
 
 	if (!list)
 		return 0;
-	if (!cJSON_IsArray(list)) {
-		cni_err_set(err, CNI_ERR_DECODE, "config key \"%s\" must be an array", ATTACHMENTS_KEY);
-		return -EINVAL;
-	}
+	if (!cJSON_IsArray(list))
+		return wrong_type(list, ATTACHMENTS_KEY, "an array", err);
 	n = cJSON_GetArraySize(list);
 	if (n > NETCONF_MAX_ATTACHMENTS) {
 		cni_err_set(err, CNI_ERR_CONFIG, "config key \"%s\" has %d entries (max %d)",
@@ -232,7 +288,7 @@ void netconf_release(struct cni_netconf *nc)
 const char *netconf_sniff_version(const char *doc, char buf[16])
 {
 	cJSON *root = doc ? cJSON_Parse(doc) : NULL;
-	const cJSON *item = cJSON_GetObjectItemCaseSensitive(root, "cniVersion");
+	const cJSON *item = netconf_get(root, "cniVersion");
 	enum cni_version v = CNI_V110;
 
 	if (cJSON_IsString(item))

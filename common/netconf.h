@@ -37,8 +37,18 @@ void netconf_release(struct cni_netconf *nc);
  * when the rest does not parse ("1.1.0" when none). */
 const char *netconf_sniff_version(const char *doc, char buf[16]);
 
-/* Typed field readers for plugin-specific keys: absent = 0 and *out untouched;
- * wrong type or out of range = CNI_ERR_DECODE/CNI_ERR_CONFIG naming key. */
-int netconf_get_string(const cJSON *obj, const char *key, char *out, size_t size, struct cni_err *err);
+/* The member of obj (an object, else NULL) named key as Go's encoding/json
+ * finds it: ASCII case ignored, the last of repeated keys; NULL when absent
+ * or null. Every reader below and netconf_parse look keys up this way. */
+const cJSON *netconf_get(const cJSON *obj, const char *key);
+
+/* Typed field readers for plugin-specific keys: absent or null = 0, *out
+ * untouched (netconf_get_str, netconf_get_object: NULL) and *present false;
+ * wrong type or out of range = CNI_ERR_DECODE/CNI_ERR_CONFIG naming key and
+ * value. netconf_get_str borrows the string from the tree. */
+int netconf_get_str(const cJSON *obj, const char *key, const char **out, struct cni_err *err);
+int netconf_get_string(const cJSON *obj, const char *key, char *out, size_t size, bool *present,
+		       struct cni_err *err);
+int netconf_get_object(const cJSON *obj, const char *key, const cJSON **out, struct cni_err *err);
 int netconf_get_bool(const cJSON *obj, const char *key, bool *out, bool *present, struct cni_err *err);
 int netconf_get_int(const cJSON *obj, const char *key, long min, long max, long *out, bool *present, struct cni_err *err);

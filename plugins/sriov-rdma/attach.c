@@ -32,8 +32,7 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
 	ret = cniargs_parse(ctx->env.args, &a->args, err);
 	if (ret == 0)
-		ret = conf_parse(ctx->conf, &a->args, ctx->env.cmd != CNI_CMD_GC &&
-				 ctx->env.cmd != CNI_CMD_STATUS, &a->conf, err);
+		ret = conf_parse(ctx->conf, &a->args, conf_needs(ctx->env.cmd), &a->conf, err);
 	if (ret == 0)
 		log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,
 			 a->conf.log_file[0] ? a->conf.log_file : NULL);

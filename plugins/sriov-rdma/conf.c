@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Parsing and validation of the sriov-rdma config; no I/O. */
+/* Parsing and validation of the sriov-rdma config, read as sriov-cni reads its own; no I/O. */
 #include <errno.h>
 #include <stddef.h>
 #include <stdio.h>
@@ -9,6 +9,22 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+
+/* sriov-cni decodes its config with Go's encoding/json (netconf_get: keys in
+ * any ASCII case, the last of repeated keys, null = absent) into plain
+ * strings, so "" means "not set" as much as null does; only vlanProto is a
+ * pointer there, and its "" is a value, refused like any other bad one. */
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+
+/* Only ADD applies the VF settings and the MAC; no other verb reads them,
+ * so the DEL of a pod whose ADD they failed goes through, as sriov-cni's DEL
+ * (which reads its own cache, not the config) does. */
+static const unsigned int needs[CNI_CMD_COUNT] = {
+	[CNI_CMD_ADD] = CONF_DEVICE | CONF_VF,
+	[CNI_CMD_CHECK] = CONF_DEVICE,
+	[CNI_CMD_DEL] = CONF_DEVICE,
+};
 
 struct word {
 	const char *name;
@@ -28,30 +44,28 @@ static const struct word vlan_protos[] = {
 	{ "802.1q", ETH_P_8021Q }, { "802.1ad", ETH_P_8021AD }, { NULL, 0 },
 };
 
-/* String-valued VF keys: the words each takes and the field it sets. */
+/* VF keys that take a word, compared as sriov-cni compares them: exactly.
+ * sriov-cni turns spoofchk and trust off for any value but "on" ("ON",
+ * "yes", "true" included); such a value is refused here, since its author
+ * meant something else than what sriov-cni did with it. */
+#define ON_OFF_WANT "\"on\" or \"off\" in lower case (sriov-cni reads any other value as \"off\")"
+
 static const struct {
 	const char *key;
 	const struct word *words;
+	const char *want;
 	size_t field;
 	unsigned int mask;
 } word_keys[] = {
-	{ "spoofchk", on_off, offsetof(struct vf_config, spoofchk), VF_SPOOFCHK },
-	{ "trust", on_off, offsetof(struct vf_config, trust), VF_TRUST },
-	{ "link_state", link_states, offsetof(struct vf_config, link_state), VF_LINK_STATE },
-	{ "vlanProto", vlan_protos, offsetof(struct vf_config, vlan_proto), VF_VLAN },
+	{ "spoofchk", on_off, ON_OFF_WANT, offsetof(struct vf_config, spoofchk), VF_SPOOFCHK },
+	{ "trust", on_off, ON_OFF_WANT, offsetof(struct vf_config, trust), VF_TRUST },
+	{ "link_state", link_states, "\"auto\", \"enable\" or \"disable\"",
+	  offsetof(struct vf_config, link_state), VF_LINK_STATE },
 };
 
-/* Integer VF keys with the range sriov-cni and the kernel accept. */
-static const struct {
-	const char *key;
-	long min, max;
-	size_t field;
-	unsigned int mask;
-} int_keys[] = {
-	{ "vlan", 0, 4094, offsetof(struct vf_config, vlan), VF_VLAN },
-	{ "vlanQoS", 0, 7, offsetof(struct vf_config, qos), VF_VLAN },
-};
-
+/* Either rate alone sets both, the other at 0 (no limit), as sriov-cni
+ * does. Negative or 32-bit overflowing rates, which sriov-cni passes on to
+ * the kernel wrapped, are refused. */
 static const struct {
 	const char *key;
 	size_t field;
@@ -60,80 +74,144 @@ static const struct {
 	{ "max_tx_rate", offsetof(struct vf_config, max_tx_rate) },
 };
 
+unsigned int conf_needs(enum cni_cmd cmd)
+{
+	return needs[cmd];
+}
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	ch |= 0x20;
+	return ch >= 'a' && ch <= 'f' ? ch - 'a' + 10 : -1;
+}
+
+/* The one form sriov-cni can use: it compares the MAC the kernel reports,
+ * printed this way, with the configured one, and fails ADD on any other. */
 int conf_parse_mac(const char *s, uint8_t mac[6])
 {
-	unsigned int b[6];
-	char tail;
+	int hi, lo;
 
-	if (sscanf(s, "%2x:%2x:%2x:%2x:%2x:%2x%c", &b[0], &b[1], &b[2], &b[3], &b[4], &b[5],
-		   &tail) != 6 || strlen(s) != 17)
-		return -EINVAL;
-	for (int i = 0; i < 6; i++)
-		mac[i] = (uint8_t)b[i];
+	for (int i = 0; i < 6; i++, s += 3) {
+		hi = hex_digit(s[0]);
+		lo = hi < 0 ? -1 : hex_digit(s[1]);
+		if (lo < 0 || s[2] != (i < 5 ? ':' : '\0'))
+			return -EINVAL;
+		mac[i] = (uint8_t)(hi << 4 | lo);
+	}
 	return 0;
 }
 
-static int parse_word_key(const cJSON *root, int k, struct conf *c, struct cni_err *err)
+static const struct word *find_word(const struct word *w, const char *name, bool any_case)
 {
-	char val[32] = "";
-	int ret;
-
-	ret = netconf_get_string(root, word_keys[k].key, val, sizeof(val), err);
-	if (ret < 0 || !cJSON_GetObjectItemCaseSensitive(root, word_keys[k].key))
-		return ret;
-	for (const struct word *w = word_keys[k].words; w->name; w++) {
-		if (strcasecmp(w->name, val) == 0) {
-			*(int *)((char *)&c->vf + word_keys[k].field) = w->value;
-			c->vf_mask |= word_keys[k].mask;
-			return 0;
-		}
+	for (; w->name; w++) {
+		if (any_case ? !strcasecmp(w->name, name) : !strcmp(w->name, name))
+			return w;
 	}
-	cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%s\"", word_keys[k].key, val);
-	return -EINVAL;
+	return NULL;
 }
 
-static int parse_vf_keys(const cJSON *root, struct conf *c, struct cni_err *err)
+/* ret of a reader of a key inside object name: its error names the object too. */
+static int within(const char *name, int ret, struct cni_err *err)
+{
+	if (ret < 0)
+		cni_err_wrap(err, "%s", name);
+	return ret;
+}
+
+/* Index of the first value that is set (not NULL, not ""), n when none is. */
+static size_t first_set(const char *const *vals, size_t n)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++) {
+		if (vals[i] && vals[i][0])
+			break;
+	}
+	return i;
+}
+
+static int parse_word_keys(const cJSON *root, struct conf *c, struct cni_err *err)
+{
+	const struct word *w;
+	const char *val;
+
+	for (size_t k = 0; k < N(word_keys); k++) {
+		if (netconf_get_str(root, word_keys[k].key, &val, err))
+			return -EINVAL;
+		if (!val || !val[0])
+			continue;
+		w = find_word(word_keys[k].words, val, false);
+		if (!w) {
+			cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%.64s\": want %s",
+				    word_keys[k].key, val, word_keys[k].want);
+			return -EINVAL;
+		}
+		*(int *)((char *)&c->vf + word_keys[k].field) = w->value;
+		c->vf_mask |= word_keys[k].mask;
+	}
+	return 0;
+}
+
+/* sriov-cni's VLAN rules: vlanQoS and vlanProto only next to a vlan; a vlan
+ * given is set, 0 included (it clears the VF's VLAN), with QoS 0 and
+ * 802.1q unless they are given; vlanProto in any case. */
+static int parse_vlan(const cJSON *root, struct conf *c, struct cni_err *err)
+{
+	const struct word *proto = vlan_protos;
+	bool has_vlan, has_qos;
+	const char *proto_name;
+	long vlan = 0, qos = 0;
+
+	if (netconf_get_int(root, "vlan", 0, 4094, &vlan, &has_vlan, err) ||
+	    netconf_get_int(root, "vlanQoS", 0, 7, &qos, &has_qos, err) ||
+	    netconf_get_str(root, "vlanProto", &proto_name, err))
+		return -EINVAL;
+	if (!has_vlan && has_qos) {
+		cni_err_set(err, CNI_ERR_CONFIG, "vlanQoS %ld is given without vlan", qos);
+		return -EINVAL;
+	}
+	if (!has_vlan && proto_name) {
+		cni_err_set(err, CNI_ERR_CONFIG, "vlanProto \"%.64s\" is given without vlan", proto_name);
+		return -EINVAL;
+	}
+	if (!has_vlan)
+		return 0;
+	if (proto_name)
+		proto = find_word(vlan_protos, proto_name, true);
+	if (!proto) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid vlanProto \"%.64s\": want \"802.1q\" or "
+			    "\"802.1ad\"", proto_name);
+		return -EINVAL;
+	}
+	if (vlan == 0 && qos != 0) {
+		cni_err_set(err, CNI_ERR_CONFIG, "vlanQoS %ld needs a non-zero vlan", qos);
+		return -EINVAL;
+	}
+	if (vlan == 0 && proto->value == ETH_P_8021AD) {
+		cni_err_set(err, CNI_ERR_CONFIG, "vlanProto \"%s\" needs a non-zero vlan", proto_name);
+		return -EINVAL;
+	}
+	c->vf.vlan = (int)vlan;
+	c->vf.qos = (int)qos;
+	c->vf.vlan_proto = proto->value;
+	c->vf_mask |= VF_VLAN;
+	return 0;
+}
+
+static int parse_rates(const cJSON *root, struct conf *c, struct cni_err *err)
 {
 	bool present;
 	long val;
-	int ret;
 
-	for (size_t k = 0; k < sizeof(word_keys) / sizeof(word_keys[0]); k++) {
-		ret = parse_word_key(root, (int)k, c, err);
-		if (ret < 0)
-			return ret;
-	}
-	for (size_t k = 0; k < sizeof(int_keys) / sizeof(int_keys[0]); k++) {
-		ret = netconf_get_int(root, int_keys[k].key, int_keys[k].min, int_keys[k].max,
-				      &val, &present, err);
-		if (ret < 0)
-			return ret;
-		if (present) {
-			*(int *)((char *)&c->vf + int_keys[k].field) = (int)val;
-			c->vf_mask |= int_keys[k].mask;
-		}
-	}
-	for (size_t k = 0; k < sizeof(rate_keys) / sizeof(rate_keys[0]); k++) {
-		ret = netconf_get_int(root, rate_keys[k].key, 0, UINT32_MAX, &val, &present, err);
-		if (ret < 0)
-			return ret;
+	for (size_t k = 0; k < N(rate_keys); k++) {
+		if (netconf_get_int(root, rate_keys[k].key, 0, UINT32_MAX, &val, &present, err))
+			return -EINVAL;
 		if (present) {
 			*(uint32_t *)((char *)&c->vf + rate_keys[k].field) = (uint32_t)val;
 			c->vf_mask |= VF_RATE;
 		}
-	}
-	return 0;
-}
-
-static int check_vf_keys(const struct conf *c, struct cni_err *err)
-{
-	if (c->vf.vlan == 0 && c->vf.qos != 0) {
-		cni_err_set(err, CNI_ERR_CONFIG, "vlanQoS %d needs a non-zero vlan", c->vf.qos);
-		return -EINVAL;
-	}
-	if (c->vf.vlan == 0 && c->vf.vlan_proto == ETH_P_8021AD) {
-		cni_err_set(err, CNI_ERR_CONFIG, "vlanProto \"802.1ad\" needs a non-zero vlan");
-		return -EINVAL;
 	}
 	if (c->vf.max_tx_rate != 0 && c->vf.min_tx_rate > c->vf.max_tx_rate) {
 		cni_err_set(err, CNI_ERR_CONFIG, "min_tx_rate %u is above max_tx_rate %u",
@@ -143,148 +221,145 @@ static int check_vf_keys(const struct conf *c, struct cni_err *err)
 	return 0;
 }
 
-/* mac, then CNI_ARGS MAC=, then runtimeConfig.mac: the last one set wins. */
+/* runtimeConfig.mac, else CNI_ARGS MAC=, else mac, as sriov-cni takes them;
+ * only the MAC taken is parsed, so a stale one below it does no harm. */
 static int parse_mac(const cJSON *root, const cJSON *rc, const struct cni_args *args,
 		     struct conf *c, struct cni_err *err)
 {
-	char found[3][CNIARGS_VAL_MAX] = { "", "", "" };
-	const char *names[3] = { "mac", "CNI_ARGS MAC", "runtimeConfig.mac" };
-	int ret;
+	static const char *const names[] = { "runtimeConfig.mac", "CNI_ARGS MAC", "mac" };
+	const char *vals[] = { NULL, args ? args->mac : NULL, NULL };
+	size_t i;
 
-	ret = netconf_get_string(root, "mac", found[0], sizeof(found[0]), err);
-	if (ret == 0 && args)
-		snprintf(found[1], sizeof(found[1]), "%s", args->mac);
-	if (ret == 0 && rc)
-		ret = netconf_get_string(rc, "mac", found[2], sizeof(found[2]), err);
-	for (int i = 0; ret == 0 && i < 3; i++) {
-		if (!found[i][0])
-			continue;
-		if (conf_parse_mac(found[i], c->mac) < 0 || (c->mac[0] & 1) ||
-		    !memcmp(c->mac, "\0\0\0\0\0\0", 6)) {
-			cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%s\": want a unicast "
-				    "aa:bb:cc:dd:ee:ff", names[i], found[i]);
-			return -EINVAL;
-		}
-		c->has_mac = true;
+	if (within("runtimeConfig", netconf_get_str(rc, "mac", &vals[0], err), err) ||
+	    netconf_get_str(root, "mac", &vals[2], err))
+		return -EINVAL;
+	i = first_set(vals, N(vals));
+	if (i == N(vals))
+		return 0;
+	if (conf_parse_mac(vals[i], c->mac) < 0 || (c->mac[0] & 1) ||
+	    !memcmp(c->mac, "\0\0\0\0\0\0", 6)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%.64s\": want a unicast MAC like "
+			    "02:00:00:00:00:01", names[i], vals[i]);
+		return -EINVAL;
 	}
-	if (ret == 0 && c->has_mac) {
-		memcpy(c->vf.mac, c->mac, 6);
-		c->vf_mask |= VF_MAC;
-	}
-	return ret;
+	c->has_mac = true;
+	memcpy(c->vf.mac, c->mac, 6);
+	c->vf_mask |= VF_MAC;
+	return 0;
 }
 
-/* runtimeConfig.deviceID, then deviceID, then pciBusID. */
-static int parse_device(const cJSON *root, const cJSON *rc, bool need_device, struct conf *c,
+/* runtimeConfig.deviceID, else deviceID, else pciBusID. Multus writes the
+ * device plugin's VF into deviceID and pciBusID, and into
+ * runtimeConfig.deviceID for a network with the deviceID capability (there
+ * also a VF the pod asks for); sriov-cni reads deviceID alone. Only the one
+ * taken is parsed. */
+static int parse_device(const cJSON *root, const cJSON *rc, unsigned int need, struct conf *c,
 			struct cni_err *err)
 {
-	static const char *const keys[] = { "deviceID", "pciBusID" };
-	int ret = 0;
+	static const char *const names[] = { "runtimeConfig.deviceID", "deviceID", "pciBusID" };
+	const char *vals[N(names)];
+	size_t i;
 
-	if (rc)
-		ret = netconf_get_string(rc, "deviceID", c->device_id, sizeof(c->device_id), err);
-	for (size_t k = 0; ret == 0 && !c->device_id[0] && k < 2; k++)
-		ret = netconf_get_string(root, keys[k], c->device_id, sizeof(c->device_id), err);
-	if (ret < 0 || (!need_device && !c->device_id[0]))
-		return ret;
-	if (!c->device_id[0]) {
+	if (within("runtimeConfig", netconf_get_str(rc, "deviceID", &vals[0], err), err) ||
+	    netconf_get_str(root, "deviceID", &vals[1], err) ||
+	    netconf_get_str(root, "pciBusID", &vals[2], err))
+		return -EINVAL;
+	i = first_set(vals, N(vals));
+	if (i == N(vals) && !(need & CONF_DEVICE))
+		return 0;
+	if (i == N(vals)) {
 		cni_err_set(err, CNI_ERR_CONFIG, "no deviceID: the VF's PCI address comes from "
 			    "the device plugin through Multus (deviceID, pciBusID or "
 			    "runtimeConfig.deviceID)");
 		return -EINVAL;
 	}
-	c->is_aux = sysfs_valid_aux_id(c->device_id);
-	if (!c->is_aux && !sysfs_valid_bdf(c->device_id)) {
-		cni_err_set(err, CNI_ERR_CONFIG, "invalid deviceID \"%s\": want a PCI address "
-			    "like 0000:3b:00.2 or an auxiliary device like mlx5_core.sf.4",
-			    c->device_id);
+	c->is_aux = sysfs_valid_aux_id(vals[i]);
+	if (!c->is_aux && !sysfs_valid_bdf(vals[i])) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%.64s\": want a PCI address like "
+			    "0000:3b:00.2 or an auxiliary device like mlx5_core.sf.4", names[i], vals[i]);
 		return -EINVAL;
+	}
+	snprintf(c->device_id, sizeof(c->device_id), "%s", vals[i]);
+	return 0;
+}
+
+/* sriov-cni runs IPAM when ipam.type is set and skips it otherwise, even
+ * when the block has settings: the pod would come up without the addresses
+ * the network describes, so that is refused here. */
+static int parse_ipam(const cJSON *root, struct conf *c, struct cni_err *err)
+{
+	const cJSON *ipam, *item;
+
+	if (netconf_get_object(root, "ipam", &ipam, err) ||
+	    within("ipam", netconf_get_string(ipam, "type", c->ipam_type, sizeof(c->ipam_type),
+					      NULL, err), err))
+		return -EINVAL;
+	c->has_ipam = c->ipam_type[0] != '\0';
+	if (c->has_ipam || !ipam)
+		return 0;
+	cJSON_ArrayForEach(item, ipam) {
+		if (strcasecmp(item->string, "type")) {
+			cni_err_set(err, CNI_ERR_CONFIG, "ipam has \"%.64s\" but no type: sriov-cni "
+				    "would skip IPAM and leave the pod without addresses",
+				    item->string);
+			return -EINVAL;
+		}
 	}
 	return 0;
 }
 
-static int parse_ipam(const cJSON *root, struct conf *c, struct cni_err *err)
-{
-	const cJSON *ipam = cJSON_GetObjectItemCaseSensitive(root, "ipam");
-	int ret;
-
-	if (!ipam || cJSON_IsNull(ipam))
-		return 0;
-	if (!cJSON_IsObject(ipam)) {
-		cni_err_set(err, CNI_ERR_DECODE, "ipam: want an object");
-		return -EINVAL;
-	}
-	if (cJSON_GetArraySize(ipam) == 0)
-		return 0;
-	ret = netconf_get_string(ipam, "type", c->ipam_type, sizeof(c->ipam_type), err);
-	if (ret == 0 && !c->ipam_type[0]) {
-		cni_err_set(err, CNI_ERR_CONFIG, "ipam: no type");
-		ret = -EINVAL;
-	}
-	c->has_ipam = ret == 0;
-	return ret;
-}
-
 static int parse_own_keys(const cJSON *root, struct conf *c, struct cni_err *err)
 {
-	bool present;
-	int ret;
+	const char *level;
 
-	ret = netconf_get_bool(root, "rdma", &c->rdma, &present, err);
-	if (ret == 0)
-		ret = netconf_get_string(root, "dataDir", c->data_dir, sizeof(c->data_dir), err);
-	if (ret == 0)
-		ret = netconf_get_string(root, "logLevel", c->log_level, sizeof(c->log_level), err);
-	if (ret == 0)
-		ret = netconf_get_string(root, "logFile", c->log_file, sizeof(c->log_file), err);
-	if (ret < 0)
-		return ret;
+	if (netconf_get_bool(root, "rdma", &c->rdma, NULL, err) ||
+	    netconf_get_string(root, "dataDir", c->data_dir, sizeof(c->data_dir), NULL, err) ||
+	    netconf_get_str(root, "logLevel", &level, err) ||
+	    netconf_get_string(root, "logFile", c->log_file, sizeof(c->log_file), NULL, err))
+		return -EINVAL;
+	/* log_init judges the level (an unknown one is logged, not refused); one
+	 * too long for the buffer is unknown anyway, so it is cut, not refused */
+	snprintf(c->log_level, sizeof(c->log_level), "%s", level ? level : "");
+	if (!c->data_dir[0])
+		snprintf(c->data_dir, sizeof(c->data_dir), "%s", CONF_DEFAULT_DATA_DIR);
 	if (c->data_dir[0] != '/') {
-		cni_err_set(err, CNI_ERR_CONFIG, "dataDir \"%s\" is not an absolute path",
+		cni_err_set(err, CNI_ERR_CONFIG, "dataDir \"%.64s\" is not an absolute path",
 			    c->data_dir);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-static void set_defaults(struct conf *c)
+static int parse_vf_keys(const cJSON *root, const cJSON *rc, const struct cni_args *args,
+			 struct conf *c, struct cni_err *err)
 {
-	memset(c, 0, sizeof(*c));
-	c->rdma = true;
-	c->vf.vlan_proto = ETH_P_8021Q;
-	c->vf.spoofchk = -1;
-	c->vf.trust = -1;
-	c->vf.link_state = -1;
-	snprintf(c->data_dir, sizeof(c->data_dir), "%s", CONF_DEFAULT_DATA_DIR);
+	if (parse_vlan(root, c, err) || parse_word_keys(root, c, err) || parse_rates(root, c, err) ||
+	    parse_mac(root, rc, args, c, err))
+		return -EINVAL;
+	return 0;
 }
 
-int conf_parse(const char *doc, const struct cni_args *args, bool need_device,
+int conf_parse(const char *doc, const struct cni_args *args, unsigned int need,
 	       struct conf *out, struct cni_err *err)
 {
 	cJSON *root;
 	const cJSON *rc;
 	int ret = -EINVAL;
 
-	set_defaults(out);
+	memset(out, 0, sizeof(*out));
+	out->rdma = true;
 	root = cJSON_Parse(doc);
 	if (!root || !cJSON_IsObject(root)) {
 		cni_err_set(err, CNI_ERR_DECODE, "config on stdin is not a JSON object");
 		goto out;
 	}
-	rc = cJSON_GetObjectItemCaseSensitive(root, "runtimeConfig");
-	if (rc && !cJSON_IsObject(rc)) {
-		cni_err_set(err, CNI_ERR_DECODE, "runtimeConfig: want an object");
+	if (netconf_get_object(root, "runtimeConfig", &rc, err))
 		goto out;
-	}
 	ret = netconf_parse(root, &out->net, err);
 	if (ret == 0)
-		ret = parse_device(root, rc, need_device, out, err);
-	if (ret == 0)
-		ret = parse_vf_keys(root, out, err);
-	if (ret == 0)
-		ret = check_vf_keys(out, err);
-	if (ret == 0)
-		ret = parse_mac(root, rc, args, out, err);
+		ret = parse_device(root, rc, need, out, err);
+	if (ret == 0 && (need & CONF_VF))
+		ret = parse_vf_keys(root, rc, args, out, err);
 	if (ret == 0)
 		ret = parse_ipam(root, out, err);
 	if (ret == 0)

@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include "cniargs.h"
+#include "env.h"
 #include "err.h"
 #include "link.h"
 #include "netconf.h"
@@ -29,10 +30,18 @@ struct conf {
 	char log_file[PATH_MAX];
 };
 
-/* Parses and validates everything before anything is touched. args may
- * carry MAC=. need_device: a deviceID is required (not for GC and STATUS). */
-int conf_parse(const char *doc, const struct cni_args *args, bool need_device,
+/* What a verb reads from the config, beyond what every verb reads. */
+enum conf_need {
+	CONF_DEVICE = 1 << 0,	/* a deviceID is required */
+	CONF_VF = 1 << 1,	/* the VF settings and the MAC (ADD alone applies them) */
+};
+
+unsigned int conf_needs(enum cni_cmd cmd);
+
+/* Parses and validates everything the verb needs (enum conf_need) before
+ * anything is touched; args may carry MAC=. */
+int conf_parse(const char *doc, const struct cni_args *args, unsigned int need,
 	       struct conf *out, struct cni_err *err);
 void conf_release(struct conf *c);
-/* "aa:bb:cc:dd:ee:ff" -> bytes; -EINVAL on anything else. */
+/* "aa:bb:cc:dd:ee:ff", hex digits in either case -> bytes; -EINVAL on anything else. */
 int conf_parse_mac(const char *s, uint8_t mac[6]);

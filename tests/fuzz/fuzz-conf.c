@@ -3,9 +3,31 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <linux/if_ether.h>
 #include "conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* What ADD may act on is what sriov-cni's rules allow. */
+static bool vf_valid(const struct conf *c)
+{
+	const struct vf_config *vf = &c->vf;
+
+	if ((c->vf_mask & VF_VLAN) &&
+	    (vf->vlan < 0 || vf->vlan > 4094 || vf->qos < 0 || vf->qos > 7 ||
+	     (vf->vlan == 0 && (vf->qos || vf->vlan_proto == ETH_P_8021AD)) ||
+	     (vf->vlan_proto != ETH_P_8021Q && vf->vlan_proto != ETH_P_8021AD)))
+		return false;
+	if (((c->vf_mask & VF_SPOOFCHK) && (unsigned int)vf->spoofchk > 1) ||
+	    ((c->vf_mask & VF_TRUST) && (unsigned int)vf->trust > 1) ||
+	    ((c->vf_mask & VF_LINK_STATE) && (unsigned int)vf->link_state > VF_LINK_DISABLE))
+		return false;
+	if (vf->max_tx_rate && vf->min_tx_rate > vf->max_tx_rate)
+		return false;
+	return c->has_mac == !!(c->vf_mask & VF_MAC) &&
+	       (!c->has_mac || (!(c->mac[0] & 1) && memcmp(c->mac, "\0\0\0\0\0\0", 6) &&
+				!memcmp(c->mac, vf->mac, 6)));
+}
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -18,11 +40,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (conf_parse(s, &args, true, &conf, &err) == 0) {
+	if (conf_parse(s, &args, CONF_DEVICE | CONF_VF, &conf, &err) == 0) {
 		/* what parses is what the plugin may act on: it must be valid */
-		if (!conf.device_id[0] || conf.data_dir[0] != '/' ||
-		    (conf.vf.max_tx_rate && conf.vf.min_tx_rate > conf.vf.max_tx_rate) ||
-		    (conf.has_mac && (conf.mac[0] & 1)))
+		if (!(conf.is_aux ? sysfs_valid_aux_id(conf.device_id) : sysfs_valid_bdf(conf.device_id)) ||
+		    conf.data_dir[0] != '/' || !vf_valid(&conf) || conf.has_ipam != !!conf.ipam_type[0])
 			abort();
 		conf_release(&conf);
 	} else if (!err.code) {

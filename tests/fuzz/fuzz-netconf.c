@@ -11,11 +11,15 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 static void getters(const cJSON *root)
 {
 	struct cni_err err = { 0 };
+	const cJSON *obj;
+	const char *s;
 	char buf[32];
 	bool b, present;
 	long l;
 
-	netconf_get_string(root, "deviceID", buf, sizeof(buf), &err);
+	netconf_get_string(root, "deviceID", buf, sizeof(buf), &present, &err);
+	netconf_get_str(root, "mac", &s, &err);
+	netconf_get_object(root, "runtimeConfig", &obj, &err);
 	netconf_get_bool(root, "spoofchk", &b, &present, &err);
 	netconf_get_int(root, "vlan", 0, 4095, &l, &present, &err);
 }

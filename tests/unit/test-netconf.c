@@ -40,17 +40,18 @@ static const struct {
 	{ "{'name':'n','type':'t'}", CNI_ERR_VERSION, "no cniVersion" },
 	{ "{'cniVersion':null,'name':'n','type':'t'}", CNI_ERR_VERSION, "no cniVersion" },
 	{ "{'cniVersion':'0.2.0','name':'n','type':'t'}", CNI_ERR_VERSION, "unsupported cniVersion '0.2.0'" },
-	{ "{'cniVersion':1,'name':'n','type':'t'}", CNI_ERR_DECODE, "'cniVersion' must be a string" },
+	{ "{'cniVersion':1,'name':'n','type':'t'}", CNI_ERR_DECODE, "'cniVersion' must be a string, not 1" },
+	{ "{'CNIVersion':'1.0.0','Name':'n','TYPE':'t'}", 0, NULL },
 	{ "{'cniVersion':'1.0.0','type':'t'}", CNI_ERR_CONFIG, "no 'name'" },
 	{ "{'cniVersion':'1.0.0','name':'','type':'t'}", CNI_ERR_CONFIG, "no 'name'" },
 	{ "{'cniVersion':'1.0.0','name':'n'}", CNI_ERR_CONFIG, "no 'type'" },
 	{ "{'cniVersion':'1.0.0','name':'../x','type':'t'}", CNI_ERR_CONFIG, "invalid network name '../x'" },
 	{ "{'cniVersion':'1.0.0','name':'a b','type':'t'}", CNI_ERR_CONFIG, "invalid network name 'a b'" },
-	{ "{'cniVersion':'1.0.0','name':['n'],'type':'t'}", CNI_ERR_DECODE, "'name' must be a string" },
+	{ "{'cniVersion':'1.0.0','name':['n'],'type':'t'}", CNI_ERR_DECODE, "'name' must be a string, not an array" },
 	{ "{'cniVersion':'1.0.0','name':'n','type':'t','prevResult':{'ips':[{'address':'x'}]}}",
 	  CNI_ERR_DECODE, "invalid prevResult: invalid result: ips[0].address 'x'" },
 	{ "{'cniVersion':'1.1.0','name':'n','type':'t','cni.dev/valid-attachments':{}}",
-	  CNI_ERR_DECODE, "'cni.dev/valid-attachments' must be an array" },
+	  CNI_ERR_DECODE, "'cni.dev/valid-attachments' must be an array, not an object" },
 	{ "{'cniVersion':'1.1.0','name':'n','type':'t','cni.dev/valid-attachments':[{'containerID':'a'}]}",
 	  CNI_ERR_DECODE, "cni.dev/valid-attachments[0] must be an object" },
 	{ "{'cniVersion':'1.1.0','name':'n','type':'t','cni.dev/valid-attachments':"
@@ -174,27 +175,101 @@ START_TEST(test_sniff)
 END_TEST
 
 static const char getters_doc[] =
-	"{'s':'hello','long':'0123456789','n':null,'b':true,'i':4094,'neg':-5,'f':1.5,'big':1e30,'num':7}";
+	"{'s':'hello','empty':'','long':'0123456789','n':null,'b':true,'i':4094,'neg':-5,'f':1.5,"
+	"'big':1e30,'num':7}";
 
 START_TEST(test_get_string)
 {
 	cJSON *json = parse(getters_doc);
 	struct cni_err err = { 0 };
 	char buf[8] = "keep";
+	const char *val = "keep";
+	bool present = true;
 
-	ck_assert_int_eq(netconf_get_string(json, "absent", buf, sizeof(buf), &err), 0);
+	ck_assert_int_eq(netconf_get_string(json, "absent", buf, sizeof(buf), &present, &err), 0);
 	ck_assert_str_eq(buf, "keep");
-	ck_assert_int_eq(netconf_get_string(json, "n", buf, sizeof(buf), &err), 0);
+	ck_assert(!present);
+	ck_assert_int_eq(netconf_get_string(json, "n", buf, sizeof(buf), &present, &err), 0);
 	ck_assert_str_eq(buf, "keep");
-	ck_assert_int_eq(netconf_get_string(json, "s", buf, sizeof(buf), &err), 0);
+	ck_assert(!present);
+	ck_assert_int_eq(netconf_get_string(json, "s", buf, sizeof(buf), &present, &err), 0);
 	ck_assert_str_eq(buf, "hello");
-	ck_assert_int_eq(netconf_get_string(json, "long", buf, sizeof(buf), &err), -EINVAL);
+	ck_assert(present);
+	ck_assert_int_eq(netconf_get_string(json, "empty", buf, sizeof(buf), &present, &err), 0);
+	ck_assert_str_eq(buf, "");
+	ck_assert(present);
+	ck_assert_int_eq(netconf_get_string(json, "long", buf, sizeof(buf), NULL, &err), -EINVAL);
 	ck_assert_int_eq(err.code, CNI_ERR_CONFIG);
-	ck_assert_str_eq(err.msg, "config key \"long\" is too long (10 bytes, max 7)");
+	ck_assert_str_eq(err.msg, "config key \"long\" value \"0123456789\" is too long (10 bytes, max 7)");
 	err.code = 0;
-	ck_assert_int_eq(netconf_get_string(json, "num", buf, sizeof(buf), &err), -EINVAL);
+	ck_assert_int_eq(netconf_get_string(json, "num", buf, sizeof(buf), NULL, &err), -EINVAL);
 	ck_assert_int_eq(err.code, CNI_ERR_DECODE);
-	ck_assert_str_eq(err.msg, "config key \"num\" must be a string");
+	ck_assert_str_eq(err.msg, "config key \"num\" must be a string, not 7");
+	ck_assert_int_eq(netconf_get_str(json, "s", &val, &err), 0);
+	ck_assert_ptr_eq(val, cJSON_GetObjectItem(json, "s")->valuestring);
+	ck_assert_int_eq(netconf_get_str(json, "n", &val, &err), 0);
+	ck_assert_ptr_null(val);
+	err.code = 0;
+	ck_assert_int_eq(netconf_get_str(json, "b", &val, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "config key \"b\" must be a string, not true");
+	cJSON_Delete(json);
+}
+END_TEST
+
+START_TEST(test_get_object)
+{
+	cJSON *json = parse("{'o':{'k':1},'a':[1],'s':'x','n':null}");
+	struct cni_err err = { 0 };
+	const cJSON *obj = json;
+
+	ck_assert_int_eq(netconf_get_object(json, "o", &obj, &err), 0);
+	ck_assert_ptr_eq(obj, cJSON_GetObjectItem(json, "o"));
+	ck_assert_int_eq(netconf_get_object(json, "n", &obj, &err), 0);
+	ck_assert_ptr_null(obj);
+	ck_assert_int_eq(netconf_get_object(json, "absent", &obj, &err), 0);
+	ck_assert_ptr_null(obj);
+	ck_assert_int_eq(netconf_get_object(json, "a", &obj, &err), -EINVAL);
+	ck_assert_int_eq(err.code, CNI_ERR_DECODE);
+	ck_assert_str_eq(err.msg, "config key \"a\" must be an object, not an array");
+	err.code = 0;
+	ck_assert_int_eq(netconf_get_object(json, "s", &obj, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "config key \"s\" must be an object, not \"x\"");
+	cJSON_Delete(json);
+}
+END_TEST
+
+/* Keys are found as Go's encoding/json finds a struct field: ASCII case
+ * ignored, the last of repeated keys wins, null is no value. */
+static const struct {
+	const char *doc;
+	const char *key;
+	const char *want;	/* the string found, NULL for none */
+} lookups[] = {
+	{ "{'vlanProto':'a'}", "vlanProto", "a" },
+	{ "{'VLANPROTO':'a'}", "vlanProto", "a" },
+	{ "{'vlanproto':'a'}", "vlanProto", "a" },
+	{ "{'spoofChk':'a'}", "spoofchk", "a" },
+	{ "{'vlanProto':'a','VlanProto':'b'}", "vlanProto", "b" },
+	{ "{'VlanProto':'b','vlanProto':'a'}", "vlanProto", "a" },
+	{ "{'vlanProto':'a','vlanProto':'b'}", "vlanProto", "b" },
+	{ "{'vlanProto':'a','vlanProto':null}", "vlanProto", "a" },
+	{ "{'vlanProto':null}", "vlanProto", NULL },
+	{ "{'vlan_proto':'a'}", "vlanProto", NULL },
+	{ "{'vlanProt':'a','vlanProtoX':'b'}", "vlanProto", NULL },
+	/* Go also folds the Kelvin sign and the long s into k and s; not done */
+	{ "{'\xe2\x84\xaa" "ey':'a'}", "key", NULL },
+	{ "[{'vlanProto':'a'}]", "vlanProto", NULL },
+};
+
+START_TEST(test_lookup)
+{
+	cJSON *json = parse(lookups[_i].doc);
+	const cJSON *item = netconf_get(json, lookups[_i].key);
+
+	if (lookups[_i].want)
+		ck_assert_str_eq(cJSON_GetStringValue(item), lookups[_i].want);
+	else
+		ck_assert_ptr_null(item);
 	cJSON_Delete(json);
 }
 END_TEST
@@ -212,7 +287,7 @@ START_TEST(test_get_bool)
 	ck_assert_int_eq(netconf_get_bool(json, "b", &val, NULL, &err), 0);
 	ck_assert_int_eq(netconf_get_bool(json, "s", &val, &present, &err), -EINVAL);
 	ck_assert_int_eq(err.code, CNI_ERR_DECODE);
-	ck_assert_str_eq(err.msg, "config key \"s\" must be true or false");
+	ck_assert_str_eq(err.msg, "config key \"s\" must be true or false, not \"hello\"");
 	cJSON_Delete(json);
 }
 END_TEST
@@ -231,9 +306,10 @@ static const struct {
 	{ "i", 0, 100, CNI_ERR_CONFIG, 99, "config key \"i\" value 4094 is out of range [0, 100]" },
 	{ "neg", 0, 7, CNI_ERR_CONFIG, 99, "config key \"neg\" value -5 is out of range [0, 7]" },
 	{ "big", 0, 7, CNI_ERR_CONFIG, 99, "config key \"big\" value 1000000000000000019884624838656 is out of range [0, 7]" },
-	{ "f", 0, 7, CNI_ERR_DECODE, 99, "config key \"f\" must be an integer" },
-	{ "s", 0, 7, CNI_ERR_DECODE, 99, "config key \"s\" must be an integer" },
-	{ "b", 0, 7, CNI_ERR_DECODE, 99, "config key \"b\" must be an integer" },
+	{ "f", 0, 7, CNI_ERR_DECODE, 99, "config key \"f\" must be an integer, not 1.5" },
+	{ "s", 0, 7, CNI_ERR_DECODE, 99, "config key \"s\" must be an integer, not \"hello\"" },
+	{ "b", 0, 7, CNI_ERR_DECODE, 99, "config key \"b\" must be an integer, not true" },
+	{ "I", 0, 4095, 0, 4094, NULL },
 };
 
 START_TEST(test_get_int)
@@ -264,7 +340,9 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_empty_attachments);
 	tcase_add_test(tc, test_too_many_attachments);
 	tcase_add_loop_test(tc, test_sniff, 0, N(sniffs));
+	tcase_add_loop_test(tc, test_lookup, 0, N(lookups));
 	tcase_add_test(tc, test_get_string);
+	tcase_add_test(tc, test_get_object);
 	tcase_add_test(tc, test_get_bool);
 	tcase_add_loop_test(tc, test_get_int, 0, N(ints));
 }

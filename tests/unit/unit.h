@@ -1,9 +1,22 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The main every Check unit test binary shares. */
+/* What every Check unit test binary shares: its main, and readable JSON tables. */
 #pragma once
 
 #include <check.h>
 #include <stdlib.h>
+#include <string.h>
+
+/* A malloc'd copy of s with every ' turned into ": tables of JSON stay readable. */
+static inline char *unit_dq(const char *s)
+{
+	char *d = strdup(s), *p;
+
+	ck_assert_ptr_nonnull(d);
+	for (p = d; *p; p++)
+		if (*p == '\'')
+			*p = '"';
+	return d;
+}
 
 /* Runs one module's test case (add_tests fills it); exit status 0 only
  * when every test passed. */
