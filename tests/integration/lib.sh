@@ -319,6 +319,12 @@ state_holds() {
 	[ -d "$TMP/state" ] && grep -rqs -- "$1" "$TMP/state"
 }
 
+# vf_is I JQ-CHECK: the PF (fx_setup --vf-info) reports VF I's settings as
+# JQ-CHECK wants (e.g. '.vlan == 100 and .trust == true').
+vf_is() {
+	jq -e ".pf.vfs[$1] | $2" "$RDMA_SIM_STATE" >/dev/null
+}
+
 # host_state: what a failed or undone ADD must leave as it was, one line per
 # item: each VF's netdev (where, name, MAC, alias, up, addresses), each RDMA
 # device's netns, each VF's settings on the PF (--vf-info), and whether IPAM

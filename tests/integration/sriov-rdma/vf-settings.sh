@@ -14,11 +14,6 @@ pf_line() {
 	LD_PRELOAD=$RDMASIM_LIB ip link show "$FX_PF" | grep -E "^ +vf $1 "
 }
 
-# vf_is I JQ-CHECK: the PF reports VF I's settings as JQ-CHECK wants.
-vf_is() {
-	jq -e ".pf.vfs[$1] | $2" "$RDMA_SIM_STATE" >/dev/null
-}
-
 # setting_case DESC JQ-SETTINGS JQ-CHECK IP-TEXT [BREAK]: ADD with the
 # settings for the fixture's VF $VF sets them on the PF's VF $PF_VF (the PF
 # reports JQ-CHECK true, iproute2 shows IP-TEXT unless it is empty); BREAK
