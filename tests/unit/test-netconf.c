@@ -8,20 +8,9 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Tables use ' for " to stay readable. */
-static char *dq(const char *s)
-{
-	char *d = strdup(s), *p;
-
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
 static cJSON *parse(const char *s)
 {
-	char *doc = dq(s);
+	char *doc = unit_dq(s);
 	cJSON *json = cJSON_Parse(doc);
 
 	free(doc);
@@ -77,7 +66,7 @@ START_TEST(test_parse)
 		ck_assert(!nc.has_valid);
 		netconf_release(&nc);
 	} else {
-		want = dq(parses[_i].msg);
+		want = unit_dq(parses[_i].msg);
 		ck_assert_int_ne(ret, 0);
 		ck_assert_msg(strstr(err.msg, want), "message \"%s\" lacks \"%s\"", err.msg, want);
 		ck_assert_ptr_null(nc.valid);

@@ -65,16 +65,6 @@ static const struct {
 	{ NULL, "{'cniVersion':'0.4.0'}", 1, "{'cniVersion':'1.1.0','code':4,'msg':'environment variable CNI_COMMAND is not set'}\n" },
 };
 
-static char *dq(const char *s)
-{
-	char *d = strdup(s), *p;
-
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
 static char tmpdir[64];
 
 static void setup(void)
@@ -131,7 +121,7 @@ static int run(const char *cmd, const char *in, size_t len, char *out, size_t si
 
 START_TEST(test_main)
 {
-	char *in = dq(runs[_i].in), *want = dq(runs[_i].out), out[4096];
+	char *in = unit_dq(runs[_i].in), *want = unit_dq(runs[_i].out), out[4096];
 
 	ck_assert_int_eq(run(runs[_i].cmd, in, strlen(in), out, sizeof(out)), runs[_i].status);
 	ck_assert_str_eq(out, want);

@@ -8,17 +8,6 @@
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-/* Tables use ' for " to stay readable. */
-static char *dq(const char *s)
-{
-	char *d = strdup(s), *p;
-
-	for (p = d; *p; p++)
-		if (*p == '\'')
-			*p = '"';
-	return d;
-}
-
 static const char full_040[] =
 	"{'cniVersion':'0.4.0',"
 	"'interfaces':[{'name':'net1','mac':'02:00:00:00:00:01','sandbox':'/run/netns/p'}],"
@@ -70,7 +59,7 @@ static const struct {
 
 START_TEST(test_print)
 {
-	char *in = dq(prints[_i].in), *want = dq(prints[_i].want), *got;
+	char *in = unit_dq(prints[_i].in), *want = unit_dq(prints[_i].want), *got;
 	cJSON *json = cJSON_Parse(in), *outj;
 	struct cni_result r;
 	struct cni_err err = { 0 };
@@ -91,7 +80,7 @@ END_TEST
 
 START_TEST(test_parsed_values)
 {
-	char *in = dq(full_040);
+	char *in = unit_dq(full_040);
 	cJSON *json = cJSON_Parse(in);
 	struct cni_result r;
 	struct cni_err err = { 0 };
@@ -153,7 +142,7 @@ static const struct {
 
 START_TEST(test_bad)
 {
-	char *in = dq(bad[_i].in), *want = dq(bad[_i].msg);
+	char *in = unit_dq(bad[_i].in), *want = unit_dq(bad[_i].msg);
 	cJSON *json = cJSON_Parse(in);
 	struct cni_result r;
 	struct cni_err err = { 0 };
@@ -195,9 +184,9 @@ END_TEST
  * it empty. */
 START_TEST(test_parse_over_used)
 {
-	char *full = dq(full_040), *small = dq("{'cniVersion':'0.4.0','interfaces':[{'name':'a'}],"
+	char *full = unit_dq(full_040), *small = unit_dq("{'cniVersion':'0.4.0','interfaces':[{'name':'a'}],"
 		"'ips':[{'version':'4','address':'198.51.100.9/24'}],'routes':[{'dst':'0.0.0.0/0'}]}");
-	char *bad = dq("{'cniVersion':'1.0.0','ips':[{'address':'198.51.100.9/24'},{'address':'x'}]}");
+	char *bad = unit_dq("{'cniVersion':'1.0.0','ips':[{'address':'198.51.100.9/24'},{'address':'x'}]}");
 	cJSON *j_full = cJSON_Parse(full), *j_small = cJSON_Parse(small), *j_bad = cJSON_Parse(bad);
 	struct cni_result r;
 	struct cni_err err = { 0 };
