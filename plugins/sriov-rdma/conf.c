@@ -21,8 +21,8 @@
  * so the DEL of a pod whose ADD they failed goes through, as sriov-cni's DEL
  * (which reads its own cache, not the config) does. */
 static const unsigned int needs[CNI_CMD_COUNT] = {
-	[CNI_CMD_ADD] = CONF_DEVICE | CONF_VF,
-	[CNI_CMD_CHECK] = CONF_DEVICE,
+	[CNI_CMD_ADD] = CONF_DEVICE | CONF_VF | CONF_IB,
+	[CNI_CMD_CHECK] = CONF_DEVICE | CONF_IB,
 	[CNI_CMD_DEL] = CONF_DEVICE,
 };
 
@@ -308,11 +308,32 @@ static int parse_ipam(const cJSON *root, struct conf *c, struct cni_err *err)
 	return 0;
 }
 
+/* ib-sriov-cni's rdmaIsolation says what rdma says: the RDMA device moves
+ * with the netdev, or stays in the host. */
+static int parse_rdma(const cJSON *root, struct conf *c, struct cni_err *err)
+{
+	bool isolation, has_isolation;
+
+	if (netconf_get_bool(root, "rdma", &c->rdma, &c->rdma_given, err) ||
+	    netconf_get_bool(root, "rdmaIsolation", &isolation, &has_isolation, err))
+		return -EINVAL;
+	if (!has_isolation)
+		return 0;
+	if (c->rdma_given && c->rdma != isolation) {
+		cni_err_set(err, CNI_ERR_CONFIG, "rdma %s and rdmaIsolation %s disagree: set one",
+			    c->rdma ? "true" : "false", isolation ? "true" : "false");
+		return -EINVAL;
+	}
+	c->rdma = isolation;
+	c->rdma_given = true;
+	return 0;
+}
+
 static int parse_own_keys(const cJSON *root, struct conf *c, struct cni_err *err)
 {
 	const char *level;
 
-	if (netconf_get_bool(root, "rdma", &c->rdma, NULL, err) ||
+	if (parse_rdma(root, c, err) ||
 	    netconf_get_string(root, "dataDir", c->data_dir, sizeof(c->data_dir), NULL, err) ||
 	    netconf_get_str(root, "logLevel", &level, err) ||
 	    netconf_get_string(root, "logFile", c->log_file, sizeof(c->log_file), NULL, err))
@@ -364,6 +385,8 @@ int conf_parse(const char *doc, const struct cni_args *args, unsigned int need,
 		ret = parse_ipam(root, out, err);
 	if (ret == 0)
 		ret = parse_own_keys(root, out, err);
+	if (ret == 0 && (need & CONF_IB))
+		ret = ibconf_parse(root, rc, &out->ib, err);
 out:
 	cJSON_Delete(root);
 	if (ret < 0)

@@ -8,6 +8,7 @@
 #include "cniargs.h"
 #include "env.h"
 #include "err.h"
+#include "ibconf.h"
 #include "link.h"
 #include "netconf.h"
 #include "sysfs.h"
@@ -23,6 +24,8 @@ struct conf {
 	uint8_t mac[6];			/* pod-side MAC (mac, runtimeConfig.mac, MAC=) */
 	bool has_mac;
 	bool rdma;
+	bool rdma_given;		/* rdma (or ib-sriov-cni's rdmaIsolation) is set */
+	struct ib_conf ib;		/* CONF_IB */
 	char data_dir[PATH_MAX];
 	bool has_ipam;
 	char ipam_type[NETCONF_NAME_MAX];
@@ -34,6 +37,7 @@ struct conf {
 enum conf_need {
 	CONF_DEVICE = 1 << 0,	/* a deviceID is required */
 	CONF_VF = 1 << 1,	/* the VF settings and the MAC (ADD alone applies them) */
+	CONF_IB = 1 << 2,	/* the InfiniBand keys: the GUID ADD sets and CHECK verifies */
 };
 
 unsigned int conf_needs(enum cni_cmd cmd);

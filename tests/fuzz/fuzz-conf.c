@@ -40,10 +40,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		return 0;
 	memcpy(s, data, size);
 	s[size] = '\0';
-	if (conf_parse(s, &args, CONF_DEVICE | CONF_VF, &conf, &err) == 0) {
+	if (conf_parse(s, &args, CONF_DEVICE | CONF_VF | CONF_IB, &conf, &err) == 0) {
 		/* what parses is what the plugin may act on: it must be valid */
 		if (!(conf.is_aux ? sysfs_valid_aux_id(conf.device_id) : sysfs_valid_bdf(conf.device_id)) ||
-		    conf.data_dir[0] != '/' || !vf_valid(&conf) || conf.has_ipam != !!conf.ipam_type[0])
+		    conf.data_dir[0] != '/' || !vf_valid(&conf) || conf.has_ipam != !!conf.ipam_type[0] ||
+		    (conf.ib.has_guid && (!conf.ib.guid || conf.ib.guid == UINT64_MAX)))
 			abort();
 		conf_release(&conf);
 	} else if (!err.code) {

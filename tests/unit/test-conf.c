@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Unit tests of the sriov-rdma config: sriov-cni's loading rules case by case, what each accepted config means. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <linux/if_ether.h>
 
@@ -13,7 +14,7 @@
 #define H "{'cniVersion':'1.0.0','name':'rdma-net','type':'sriov-rdma',"
 #define D "'deviceID':'0000:3b:00.2','pciBusID':'0000:3b:00.2'"
 #define DEV "0000:3b:00.2"
-#define ADD (CONF_DEVICE | CONF_VF)
+#define ADD (CONF_DEVICE | CONF_VF | CONF_IB)
 #define VLAN(v, q, p) .mask = VF_VLAN, .vf = { .vlan = v, .qos = q, .vlan_proto = p }
 
 /* An accepted config and what it means: the VF settings ADD applies (only
@@ -56,7 +57,8 @@ static const struct accept_case {
 	{ .what = "runtimeConfig mac empty", .json = H D ",'mac':'02:00:00:00:00:01','runtimeConfig':{'mac':''}}",
 	  .mask = VF_MAC, .mac = "02:00:00:00:00:01" },
 	{ .what = "runtimeConfig unknown keys", .json = H D ",'runtimeConfig':{'ips':['192.0.2.5/24'],"
-	  "'portMappings':[],'bandwidth':{'ingressRate':1},'infinibandGUID':'x','future':{'a':1}}}" },
+	  "'portMappings':[],'bandwidth':{'ingressRate':1},'infinibandGUID':'02:00:00:00:00:00:00:01',"
+	  "'future':{'a':1}}}" },
 	/* keys sriov-cni does not know are ignored */
 	{ .what = "unknown keys", .json = H D ",'capabilities':{'mac':true,'ips':true},'dns':{},'args':{'cni':{}},"
 	  "'mtu':9000,'master':'ens1','future':[1,2]}" },
@@ -302,6 +304,14 @@ static const struct refuse_case {
 	{ "rdma not a bool", H D ",'rdma':'yes'}", NULL, CNI_ERR_DECODE, "'rdma' must be true or false, not 'yes'" },
 	{ "dataDir relative", H D ",'dataDir':'relative/dir'}", NULL, CNI_ERR_CONFIG,
 	  "dataDir 'relative/dir' is not an absolute path" },
+	{ "rdma and rdmaIsolation disagree", H D ",'rdma':false,'rdmaIsolation':true}", NULL,
+	  CNI_ERR_CONFIG, "rdma false and rdmaIsolation true disagree" },
+	{ "rdmaIsolation not a bool", H D ",'rdmaIsolation':'yes'}", NULL, CNI_ERR_DECODE,
+	  "'rdmaIsolation' must be true or false" },
+
+	/* ib-sriov-cni's keys (ibconf.c has their cases) */
+	{ "guid all zeros", H D ",'guid':'00:00:00:00:00:00:00:00'}", NULL, CNI_ERR_CONFIG,
+	  "invalid guid '00:00:00:00:00:00:00:00'" },
 };
 
 START_TEST(refuses)
@@ -336,6 +346,9 @@ static const struct verb_case {
 	{ H "'rdma':true}", 0, 0 },
 	{ H "'rdma':true}", CONF_DEVICE, CNI_ERR_CONFIG },
 	{ H D ",'ipam':{'range':'192.0.2.0/24'}}", CONF_DEVICE, CNI_ERR_CONFIG },
+	/* a GUID is ADD's and CHECK's: DEL goes through */
+	{ H D ",'guid':'x'}", CONF_DEVICE, 0 },
+	{ H D ",'guid':'x'}", CONF_DEVICE | CONF_IB, CNI_ERR_CONFIG },
 };
 
 START_TEST(verb_needs)
@@ -358,9 +371,9 @@ END_TEST
 
 START_TEST(needs_per_verb)
 {
-	ck_assert_uint_eq(conf_needs(CNI_CMD_ADD), CONF_DEVICE | CONF_VF);
+	ck_assert_uint_eq(conf_needs(CNI_CMD_ADD), CONF_DEVICE | CONF_VF | CONF_IB);
 	ck_assert_uint_eq(conf_needs(CNI_CMD_DEL), CONF_DEVICE);
-	ck_assert_uint_eq(conf_needs(CNI_CMD_CHECK), CONF_DEVICE);
+	ck_assert_uint_eq(conf_needs(CNI_CMD_CHECK), CONF_DEVICE | CONF_IB);
 	ck_assert_uint_eq(conf_needs(CNI_CMD_GC), 0);
 	ck_assert_uint_eq(conf_needs(CNI_CMD_STATUS), 0);
 }
@@ -379,6 +392,37 @@ START_TEST(own_keys)
 	ck_assert_str_eq(conf.log_level, "debug");
 	ck_assert_str_eq(conf.log_file, "/var/log/x.log");
 	ck_assert_int_eq(conf.net.version, CNI_V100);
+	conf_release(&conf);
+	free(json);
+}
+END_TEST
+
+/* ib-sriov-cni's rdmaIsolation says whether the RDMA device moves, as rdma
+ * does, in every verb; neither given leaves the choice to the link layer. */
+static const struct rdma_case {
+	const char *keys;
+	bool rdma, given;
+} rdma_cases[] = {
+	{ "", true, false },
+	{ ",'rdma':false", false, true },
+	{ ",'rdmaIsolation':false", false, true },
+	{ ",'rdmaIsolation':true", true, true },
+	{ ",'RDMAISOLATION':false", false, true },
+	{ ",'rdma':true,'rdmaIsolation':true", true, true },
+	{ ",'rdmaIsolation':null", true, false },
+};
+
+START_TEST(rdma_isolation)
+{
+	char doc[256], *json;
+	struct cni_err err = { 0 };
+	struct conf conf;
+
+	snprintf(doc, sizeof(doc), H D "%s}", rdma_cases[_i].keys);
+	json = unit_dq(doc);
+	ck_assert_int_eq(conf_parse(json, NULL, CONF_DEVICE, &conf, &err), 0);
+	ck_assert_int_eq(conf.rdma, rdma_cases[_i].rdma);
+	ck_assert_int_eq(conf.rdma_given, rdma_cases[_i].given);
 	conf_release(&conf);
 	free(json);
 }
@@ -425,6 +469,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, verb_needs, 0, N(verbs));
 	tcase_add_test(tc, needs_per_verb);
 	tcase_add_test(tc, own_keys);
+	tcase_add_loop_test(tc, rdma_isolation, 0, N(rdma_cases));
 	tcase_add_loop_test(tc, mac_parse, 0, N(macs));
 }
 

@@ -1,0 +1,165 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests of ibconf.c: ib-sriov-cni's keys, the GUID's three sources and
+ * their order, refusals naming key and value, ibKubernetesEnabled. */
+#include <errno.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "ibconf.h"
+#include "unit.h"
+
+#define N(a) (sizeof(a) / sizeof((a)[0]))
+#define RC_GUID "00:00:00:00:00:00:00:0a"
+#define ARGS_GUID "00:00:00:00:00:00:00:0b"
+#define TOP_GUID "00:00:00:00:00:00:00:0c"
+
+static const struct {
+	const char *json;
+	uint64_t guid;		/* 0: none */
+	const char *key;
+} guid_cases[] = {
+	{ "{}", 0, NULL },
+	{ "{\"guid\":\"\"}", 0, NULL },
+	{ "{\"guid\":null}", 0, NULL },
+	{ "{\"guid\":\"" TOP_GUID "\"}", 0x0c, "guid" },
+	{ "{\"guid\":\"" TOP_GUID "\",\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\"}}}", 0x0b,
+	  "args.cni.guid" },
+	{ "{\"guid\":\"" TOP_GUID "\",\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\"}},"
+	  "\"runtimeConfig\":{\"infinibandGUID\":\"" RC_GUID "\"}}", 0x0a,
+	  "runtimeConfig.infinibandGUID" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"" RC_GUID "\"}}", 0x0a,
+	  "runtimeConfig.infinibandGUID" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"\"},\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\"}}}",
+	  0x0b, "args.cni.guid" },
+	{ "{\"args\":{\"cni\":{\"guid\":\"AB:CD:EF:00:00:00:00:01\"}}}", 0xabcdef0000000001ULL,
+	  "args.cni.guid" },
+	{ "{\"args\":{}}", 0, NULL },
+	{ "{\"args\":{\"cni\":null}}", 0, NULL },
+};
+
+static int parse(const char *json, struct ib_conf *out, struct cni_err *err)
+{
+	cJSON *root = cJSON_Parse(json);
+	int ret;
+
+	ck_assert_ptr_nonnull(root);
+	ret = ibconf_parse(root, cJSON_GetObjectItemCaseSensitive(root, "runtimeConfig"), out, err);
+	cJSON_Delete(root);
+	return ret;
+}
+
+START_TEST(test_guid_sources)
+{
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+
+	ck_assert_int_eq(parse(guid_cases[_i].json, &c, &err), 0);
+	ck_assert_int_eq(c.has_guid, guid_cases[_i].guid != 0);
+	ck_assert_uint_eq(c.guid, guid_cases[_i].guid);
+	if (guid_cases[_i].key)
+		ck_assert_str_eq(c.guid_key, guid_cases[_i].key);
+}
+END_TEST
+
+static const struct {
+	const char *json;
+	int code;
+	const char *needle;
+} bad_cases[] = {
+	{ "{\"guid\":\"00:02:c9:03\"}", CNI_ERR_CONFIG, "invalid guid \"00:02:c9:03\": want a GUID like" },
+	{ "{\"guid\":\"00:00:00:00:00:00:00:00\"}", CNI_ERR_CONFIG,
+	  "invalid guid \"00:00:00:00:00:00:00:00\": all zeros names no port" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"FF:FF:FF:FF:FF:FF:FF:FF\"}}", CNI_ERR_CONFIG,
+	  "invalid runtimeConfig.infinibandGUID \"FF:FF:FF:FF:FF:FF:FF:FF\": all ones names no port" },
+	{ "{\"args\":{\"cni\":{\"guid\":\"02-00-00-00-00-00-00-01\"}}}", CNI_ERR_CONFIG,
+	  "invalid args.cni.guid \"02-00-00-00-00-00-00-01\"" },
+	/* a lower source is checked too, even when a higher one wins */
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"" RC_GUID "\"},\"guid\":\"x\"}", CNI_ERR_CONFIG,
+	  "invalid guid \"x\"" },
+	{ "{\"guid\":7}", CNI_ERR_DECODE, "\"guid\" must be a string" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":7}}", CNI_ERR_DECODE,
+	  "runtimeConfig: config key \"infinibandGUID\" must be a string" },
+	{ "{\"args\":{\"cni\":{\"guid\":7}}}", CNI_ERR_DECODE, "args.cni \"guid\" must be a string" },
+	{ "{\"args\":[]}", CNI_ERR_DECODE, "\"args\" must be an object" },
+	{ "{\"args\":{\"cni\":\"guid\"}}", CNI_ERR_DECODE, "args: config key \"cni\" must be an object" },
+	{ "{\"pkey\":32767}", CNI_ERR_DECODE, "pkey" },
+	{ "{\"ibKubernetesEnabled\":1}", CNI_ERR_DECODE, "ibKubernetesEnabled" },
+};
+
+START_TEST(test_bad)
+{
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+
+	ck_assert_int_eq(parse(bad_cases[_i].json, &c, &err), -EINVAL);
+	ck_assert_int_eq(err.code, bad_cases[_i].code);
+	ck_assert_msg(strstr(err.msg, bad_cases[_i].needle), "message \"%s\" lacks \"%s\"",
+		      err.msg, bad_cases[_i].needle);
+}
+END_TEST
+
+/* pkey is taken as ib-sriov-cni takes it (ib-kubernetes reads it); keys
+ * are matched as Go's encoding/json matches them, but args.cni's exactly, it
+ * being a map there. */
+START_TEST(test_keys)
+{
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+
+	ck_assert_int_eq(parse("{\"pkey\":\"0x7fff\",\"IBKUBERNETESENABLED\":true,"
+			       "\"GUID\":\"" TOP_GUID "\"}", &c, &err), 0);
+	ck_assert(c.ib_kubernetes);
+	ck_assert_uint_eq(c.guid, 0x0c);
+	ck_assert_int_eq(parse("{\"args\":{\"cni\":{\"GUID\":\"" ARGS_GUID "\"}}}", &c, &err), 0);
+	ck_assert(!c.has_guid);
+	ck_assert_int_eq(parse("{\"args\":{\"cni\":{\"guid\":\"x\",\"guid\":\"" ARGS_GUID "\"}}}",
+			       &c, &err), 0);
+	ck_assert_uint_eq(c.guid, 0x0b);
+}
+END_TEST
+
+static const struct {
+	const char *json;
+	int ret;
+	int code;
+	const char *needle;
+} ready_cases[] = {
+	{ "{}", 0, 0, NULL },
+	{ "{\"ibKubernetesEnabled\":false}", 0, 0, NULL },
+	{ "{\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\","
+	  "\"mellanox.infiniband.app\":\"configured\"}}}", 0, 0, NULL },
+	{ "{\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\"}}}",
+	  -EAGAIN, CNI_ERR_TRY_AGAIN, "has not set this pod up yet" },
+	{ "{\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"guid\":\"" ARGS_GUID "\","
+	  "\"mellanox.infiniband.app\":\"pending\"}}}", -EAGAIN, CNI_ERR_TRY_AGAIN,
+	  "\"mellanox.infiniband.app\" is not \"configured\"" },
+	{ "{\"ibKubernetesEnabled\":true,\"args\":{\"cni\":{\"mellanox.infiniband.app\":\"configured\"}}}",
+	  -EINVAL, CNI_ERR_CONFIG, "no GUID from ib-kubernetes" },
+};
+
+START_TEST(test_ready)
+{
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+
+	ck_assert_int_eq(parse(ready_cases[_i].json, &c, &err), 0);
+	ck_assert_int_eq(ibconf_check_ready(&c, &err), ready_cases[_i].ret);
+	ck_assert_int_eq(err.code, ready_cases[_i].code);
+	if (ready_cases[_i].needle)
+		ck_assert_msg(strstr(err.msg, ready_cases[_i].needle), "message \"%s\" lacks \"%s\"",
+			      err.msg, ready_cases[_i].needle);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_loop_test(tc, test_guid_sources, 0, N(guid_cases));
+	tcase_add_loop_test(tc, test_bad, 0, N(bad_cases));
+	tcase_add_test(tc, test_keys);
+	tcase_add_loop_test(tc, test_ready, 0, N(ready_cases));
+}
+
+int main(void)
+{
+	return unit_run("ibconf", add_tests);
+}
