@@ -57,21 +57,15 @@ operator() {
 		'. + {deviceID: $bdf, pciBusID: $bdf, dataDir: $d}' <<<"$1"
 }
 
-# vf_preset JQ-UPDATE: the PF's VF 0 as an earlier user left it.
-vf_preset() {
-	flock "$RDMA_SIM_STATE.lock" sh -c 'jq -c "$1" "$2" >"$2.new" && mv "$2.new" "$2"' - \
-		".pf.vfs[0] |= ($1)" "$RDMA_SIM_STATE"
-}
-
-# A VF a previous user left on VLAN 42: the operator's "vlan":0 clears it,
-# as sriov-cni does, and DEL puts 42 back.
-vf_preset '.vlan = 42'
+# A VF a previous user left on VLAN 42 (set by iproute2): the operator's
+# "vlan":0 clears it, as sriov-cni does, and DEL puts 42 back.
+LD_PRELOAD=$RDMASIM_LIB ip link set "$FX_PF" vf 0 vlan 42
 ok "the VF starts on VLAN 42" vf_is 0 '.vlan == 42'
 nad_case "operator, defaults" "$(operator \
 	'{ "cniVersion":"1.0.0", "name":"rdma-net","type":"sriov-rdma","vlan":0,"vlanQoS":0,"logLevel":"info","ipam":{} }')" \
 	'.vlan == 0 and .qos == 0 and .vlan_proto == 33024'
 ok "operator, defaults: VLAN 42 is back after DEL" vf_is 0 '.vlan == 42'
-vf_preset '.vlan = 0'
+LD_PRELOAD=$RDMASIM_LIB ip link set "$FX_PF" vf 0 vlan 0
 
 ipam=$(ipam_conf)
 nad_case "operator, every field" "$(operator \
