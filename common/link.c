@@ -653,6 +653,16 @@ struct vf_walk {
 	int ret;
 };
 
+/* Netlink aligns attributes to 4 bytes, struct ifla_vf_guid wants 8 (its
+ * __u64): read it through a copy, not in place. */
+static uint64_t vf_guid(const struct nlattr *a)
+{
+	struct ifla_vf_guid g;
+
+	memcpy(&g, nla_data(a), sizeof(g));
+	return g.guid;
+}
+
 /* One IFLA_VF_INFO into *out; -EPROTO for an entry without its VF's MAC
  * (the attribute that names the VF). */
 static int parse_vf_info(struct nlattr *info, int *vf, struct vf_config *out)
@@ -712,8 +722,8 @@ static int parse_vf_info(struct nlattr *info, int *vf, struct vf_config *out)
 	}
 	/* rtnl_fill_vfinfo() puts both or neither (ndo_get_vf_guid: IPoIB only) */
 	if (tb[IFLA_VF_IB_NODE_GUID] && tb[IFLA_VF_IB_PORT_GUID]) {
-		out->node_guid = ((const struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_NODE_GUID]))->guid;
-		out->port_guid = ((const struct ifla_vf_guid *)nla_data(tb[IFLA_VF_IB_PORT_GUID]))->guid;
+		out->node_guid = vf_guid(tb[IFLA_VF_IB_NODE_GUID]);
+		out->port_guid = vf_guid(tb[IFLA_VF_IB_PORT_GUID]);
 		out->guids = true;
 	}
 	return 0;

@@ -241,15 +241,17 @@ static int do_trust(struct rdmasim_pf *pf, const void *data)
  * ARPHRD_INFINIBAND: the same PFs); mlx5_ib keeps it for the next probe. */
 static int set_guid(struct rdmasim_pf *pf, const void *data, size_t field)
 {
-	const struct ifla_vf_guid *g = data;
+	struct ifla_vf_guid g;
 
-	if (g->vf >= INT_MAX)
+	/* the attribute is 4-byte aligned, the struct wants 8 */
+	memcpy(&g, data, sizeof(g));
+	if (g.vf >= INT_MAX)
 		return -EINVAL;
 	if (!pf->ib)
 		return -EOPNOTSUPP;
-	if ((int)g->vf >= pf->n_vfs)
+	if ((int)g.vf >= pf->n_vfs)
 		return -EINVAL;
-	*(uint64_t *)((char *)&pf->vfs[g->vf] + field) = g->guid;
+	*(uint64_t *)((char *)&pf->vfs[g.vf] + field) = g.guid;
 	return 0;
 }
 

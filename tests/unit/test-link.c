@@ -91,6 +91,7 @@ static void check_vlan_info(const struct nlattr *list, int vf, const struct vf_c
 static void check_vf_attr(const struct nlattr *a, int vf, const struct vf_config *cfg)
 {
 	const void *p = mnl_attr_get_payload(a);
+	struct ifla_vf_guid guid;
 	static const size_t sizes[IFLA_VF_MAX + 1] = {
 		[IFLA_VF_MAC] = sizeof(struct ifla_vf_mac),
 		[IFLA_VF_VLAN] = sizeof(struct ifla_vf_vlan),
@@ -132,10 +133,12 @@ static void check_vf_attr(const struct nlattr *a, int vf, const struct vf_config
 		ck_assert_int_eq(((const struct ifla_vf_rate *)p)->max_tx_rate, cfg->max_tx_rate);
 		break;
 	case IFLA_VF_IB_NODE_GUID:
-		ck_assert_uint_eq(((const struct ifla_vf_guid *)p)->guid, cfg->node_guid);
+		memcpy(&guid, p, sizeof(guid));	/* 4-byte aligned, the struct wants 8 */
+		ck_assert_uint_eq(guid.guid, cfg->node_guid);
 		break;
 	case IFLA_VF_IB_PORT_GUID:
-		ck_assert_uint_eq(((const struct ifla_vf_guid *)p)->guid, cfg->port_guid);
+		memcpy(&guid, p, sizeof(guid));
+		ck_assert_uint_eq(guid.guid, cfg->port_guid);
 		break;
 	default:
 		ck_abort_msg("unexpected IFLA_VF attribute %d", type);

@@ -720,6 +720,7 @@ static int ib_vf_attr_cb(const struct nlattr *a, void *data)
 {
 	struct ib_vf_seen *v = data;
 	const uint32_t *p = mnl_attr_get_payload(a);
+	struct ifla_vf_guid guid;
 
 	switch (mnl_attr_get_type(a)) {
 	case IFLA_VF_MAC:
@@ -736,14 +737,16 @@ static int ib_vf_attr_cb(const struct nlattr *a, void *data)
 		v->rss = (int)p[1];
 		break;
 	case IFLA_VF_IB_NODE_GUID:
-		ck_assert_uint_eq(mnl_attr_get_payload_len(a), sizeof(struct ifla_vf_guid));
-		ck_assert_int_eq(((const struct ifla_vf_guid *)p)->vf, v->vf);
-		v->node = ((const struct ifla_vf_guid *)p)->guid;
+		ck_assert_uint_eq(mnl_attr_get_payload_len(a), sizeof(guid));
+		memcpy(&guid, p, sizeof(guid));	/* 4-byte aligned, the struct wants 8 */
+		ck_assert_int_eq(guid.vf, v->vf);
+		v->node = guid.guid;
 		v->guids++;
 		break;
 	case IFLA_VF_IB_PORT_GUID:
-		ck_assert_int_eq(((const struct ifla_vf_guid *)p)->vf, v->vf);
-		v->port = ((const struct ifla_vf_guid *)p)->guid;
+		memcpy(&guid, p, sizeof(guid));
+		ck_assert_int_eq(guid.vf, v->vf);
+		v->port = guid.guid;
 		v->guids++;
 		break;
 	}
