@@ -21,6 +21,11 @@
 #include "netns.h"
 #include "nlack.h"
 
+/* linux/if.h has it, but clashes with the net/if.h that link.h includes */
+#ifndef IFF_LOWER_UP
+#define IFF_LOWER_UP 0x10000
+#endif
+
 #define EXTACK_MAX NLACK_TEXT_MAX
 
 struct link_sock {
@@ -229,6 +234,7 @@ static int parse_link(struct nlmsghdr *nlh, struct link_info *out)
 	out->ifindex = ifi->ifi_index;
 	out->type = ifi->ifi_type;
 	out->up = ifi->ifi_flags & IFF_UP;
+	out->carrier = ifi->ifi_flags & IFF_LOWER_UP;
 	if (tb[IFLA_IFNAME])
 		snprintf(out->name, sizeof(out->name), "%s", nla_get_string(tb[IFLA_IFNAME]));
 	if (tb[IFLA_IFALIAS])

@@ -35,6 +35,7 @@ struct link_info {
 	char parent[LINK_PARENT_MAX];
 	unsigned int mtu;
 	bool up;
+	bool carrier;		/* IFF_LOWER_UP: the link below is up */
 };
 
 /* "aa:bb:..." of the link's hardware address, as `ip link` prints it. */

@@ -3,6 +3,7 @@
 #include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -254,4 +255,24 @@ int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err)
 		return -ENODEV;
 	}
 	return read_functions(dev, out, err);
+}
+
+int sysfs_read_attr(const char *path, char *buf, size_t size)
+{
+	ssize_t n;
+	int fd;
+
+	buf[0] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	n = read(fd, buf, size - 1);
+	if (n < 0)
+		n = -errno;
+	close(fd);
+	if (n < 0)
+		return (int)n;
+	buf[n] = '\0';
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
 }

@@ -34,3 +34,7 @@ int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err);
 /* The same facts for a sub-function under bus/auxiliary/devices/<id>: bdf holds
  * the id, vf_index is -1 and the PF fields are "". Errors: no such device. */
 int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err);
+/* The first line of a small sysfs attribute file (at most size-1 bytes,
+ * newline cut). -errno: a read error is what an absent attribute gives
+ * (e.g. EINVAL for an empty GID slot's type). */
+int sysfs_read_attr(const char *path, char *buf, size_t size);

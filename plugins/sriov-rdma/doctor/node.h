@@ -1,0 +1,21 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* What the node check groups share: the host's rtnetlink socket, the
+ * sriov-rdma dataDirs known on this node, the node's CNI configs. */
+#pragma once
+
+#include <limits.h>
+#include <cjson/cJSON.h>
+#include "doctor.h"
+#include "link.h"
+
+struct node {
+	const struct doctor_opts *o;
+	struct link_sock *nl;		/* host netns */
+	char data_dirs[DOCTOR_MAX_DIRS][PATH_MAX];
+	int n_data_dirs;
+	cJSON *confs;			/* conffiles_load of the conf dir */
+};
+
+/* The VF lock directories to look in: the node-wide one and each dataDir's
+ * (where locks lived before they were node-wide). */
+int node_lock_dirs(const struct node *n, char dirs[][PATH_MAX], int max);

@@ -1,0 +1,239 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Node checks of attachments: VFs a dead pod left in the host, state files
+ * whose pod is gone, VF settings a dead attachment left, VF locks held. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/sysmacros.h>
+#include "attach.h"
+#include "cache.h"
+#include "netns.h"
+#include "node.h"
+#include "procfs.h"
+
+struct parked {
+	struct report *r;
+	int count;
+};
+
+static int parked(const struct link_info *li, void *arg)
+{
+	char host[IFNAMSIZ], cid[NETCONF_NAME_MAX], fix[REPORT_TEXT_MAX];
+	struct parked *p = arg;
+	struct report *r = p->r;
+
+	if (attach_alias_parse(li->alias, host, cid, sizeof(cid)) < 0)
+		return 0;
+	p->count++;
+	snprintf(fix, sizeof(fix), "the runtime's DEL of container %s (or CNI GC) puts it back as "
+		 "%s; so does the next ADD on this VF", cid, host);
+	report_add(r, REPORT_WARN, "vf-parked", li->name, fix, "VF in the host under its pod name "
+		   "(alias %s): its pod is gone and no DEL has run", li->alias);
+	return 0;
+}
+
+static struct attach *load(const char *dir, const char *cid, const char *ifname)
+{
+	struct cni_err err = { 0 };
+	struct attach *a = calloc(1, sizeof(*a));
+
+	if (!a)
+		return NULL;
+	a->host_ns = a->pod_ns = a->lock_fd = -1;
+	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
+	snprintf(a->conf.data_dir, sizeof(a->conf.data_dir), "%s", dir);
+	attach_set_id(a, cid, ifname, "");
+	if (attach_load(a, &err) < 0) {
+		attach_free(a);
+		return NULL;
+	}
+	return a;
+}
+
+/* What a VF setting reads as, for messages. */
+static void show(unsigned int field, const struct vf_config *c, char *out, size_t size)
+{
+	static const char *const states[] = { "auto", "enable", "disable" };
+
+	switch (field) {
+	case VF_MAC:
+		snprintf(out, size, "MAC %02x:%02x:%02x:%02x:%02x:%02x", c->mac[0], c->mac[1],
+			 c->mac[2], c->mac[3], c->mac[4], c->mac[5]);
+		break;
+	case VF_VLAN:
+		snprintf(out, size, "VLAN %d qos %d%s", c->vlan, c->qos,
+			 c->vlan_proto == 0x88a8 ? " 802.1ad" : "");
+		break;
+	case VF_SPOOFCHK:
+		snprintf(out, size, "spoofchk %s", c->spoofchk == 1 ? "on" : "off");
+		break;
+	case VF_TRUST:
+		snprintf(out, size, "trust %s", c->trust == 1 ? "on" : "off");
+		break;
+	case VF_LINK_STATE:
+		snprintf(out, size, "link_state %s",
+			 c->link_state >= 0 && c->link_state <= 2 ? states[c->link_state] : "?");
+		break;
+	default:
+		snprintf(out, size, "rates %u-%u Mbps", c->min_tx_rate, c->max_tx_rate);
+	}
+}
+
+static const unsigned int fields[] = {
+	VF_MAC, VF_VLAN, VF_SPOOFCHK, VF_TRUST, VF_LINK_STATE, VF_RATE,
+};
+
+/* The VF settings of an attachment whose VF is back in the host, against
+ * what they were before its ADD: what its DEL has yet to put back. */
+static void check_leaked(struct node *n, const struct attach *a, const char *subject,
+			 struct report *r)
+{
+	char seen[REPORT_TEXT_MAX] = "", now[64], was[64], fix[REPORT_TEXT_MAX];
+	struct cni_err err = { 0 };
+	struct sysfs_vf vf;
+	struct link_info pf;
+	struct vf_config cur;
+	size_t len = 0;
+
+	if (!a->vf_changed || sysfs_vf_read(a->vf.bdf, &vf, &err) < 0 || !vf.pf_ifname[0] ||
+	    link_get_by_name(n->nl, vf.pf_ifname, &pf) < 0 ||
+	    link_vf_get(n->nl, pf.ifindex, a->vf.vf_index, &cur) < 0)
+		return;
+	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
+		if (!(a->vf_changed & fields[i]))
+			continue;
+		show(fields[i], &cur, now, sizeof(now));
+		show(fields[i], &a->vf_orig, was, sizeof(was));
+		if (strcmp(now, was) && len < sizeof(seen))
+			len += (size_t)snprintf(seen + len, sizeof(seen) - len, "%s%s (was %s)",
+						len ? ", " : "", now, was);
+	}
+	snprintf(fix, sizeof(fix), "DEL of %s:%s restores them (the next ADD on VF %s does too); by "
+		 "hand: ip link set %s vf %d ...", a->containerid, a->ifname, a->vf.bdf,
+		 vf.pf_ifname, a->vf.vf_index);
+	if (seen[0])
+		report_add(r, REPORT_WARN, "vf-settings", subject, fix, "VF %s back in the host still "
+			   "has its pod's settings: %s", a->vf.bdf, seen);
+	else
+		report_add(r, REPORT_OK, "vf-settings", subject, NULL, "VF %s has its settings from "
+			   "before ADD", a->vf.bdf);
+}
+
+static void check_state(struct node *n, const char *dir, const char *cid, const char *ifname,
+			struct report *r)
+{
+	char subject[96], fix[REPORT_TEXT_MAX];
+	struct cni_err err = { 0 };
+	struct attach *a = load(dir, cid, ifname);
+	int fd = -1, ret;
+
+	snprintf(subject, sizeof(subject), "%.60s:%s", cid, ifname);
+	if (!a) {
+		report_add(r, REPORT_WARN, "attach", subject, "remove the file if no pod uses it",
+			   "state file in %s does not read", dir);
+		return;
+	}
+	ret = a->netns[0] ? netns_open(a->netns, &fd, &err) : -ENOENT;
+	netns_close(fd);
+	snprintf(fix, sizeof(fix), "the runtime's DEL (or CNI GC) of container %s undoes it; the "
+		 "next ADD on VF %s does too", cid, a->vf.bdf);
+	if (ret == -ENOENT) {
+		report_add(r, REPORT_WARN, "attach", subject, fix, "pod netns %s is gone but its state "
+			   "(VF %s) is still in %s: no DEL has run", a->netns[0] ? a->netns : "(none)",
+			   a->vf.bdf, dir);
+		check_leaked(n, a, subject, r);
+	} else if (ret < 0) {
+		report_add(r, REPORT_WARN, "attach", subject, fix, "%s", err.msg);
+	} else {
+		report_add(r, REPORT_OK, "attach", subject, NULL, "VF %s in pod netns %s", a->vf.bdf,
+			   a->netns);
+	}
+	attach_free(a);
+}
+
+static int check_states(struct node *n, const char *dir, struct report *r)
+{
+	char cid[NETCONF_NAME_MAX], ifname[IFNAMSIZ];
+	char **names = NULL;
+	size_t count = 0;
+	int found = 0;
+
+	cache_list(dir, ".json", &names, &count);
+	for (size_t i = 0; i < count; i++) {
+		if (attach_state_split(names[i], cid, sizeof(cid), ifname) == 0) {
+			check_state(n, dir, cid, ifname, r);
+			found++;
+		}
+		free(names[i]);
+	}
+	free(names);
+	return found;
+}
+
+/* One lock file: WARN when a process holds it (/proc/locks, so the doctor
+ * itself never takes a lock an ADD could wait for). */
+static bool check_lock(const char *dir, const char *name, const char *locks, struct report *r)
+{
+	char path[PATH_MAX], comm[64] = "?", subject[64], *text = NULL;
+	struct stat st;
+	pid_t pid;
+
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) || stat(path, &st) < 0 ||
+	    procfs_lock_holder(locks, major(st.st_dev), minor(st.st_dev), st.st_ino, &pid) < 0)
+		return false;
+	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
+	sysfs_read_attr(path, comm, sizeof(comm));
+	cache_read(dir, name, &text, NULL);
+	snprintf(subject, sizeof(subject), "%.*s", (int)(strlen(name) - 5), name);
+	report_add(r, REPORT_WARN, "vf-lock", subject, "an ADD, DEL or its IPAM plugin is at work; "
+		   "if the lock stays held, that process is stuck: look at it",
+		   "held by pid %d (%s) for %s", (int)pid, comm, text && text[0] ? text : "(no record)");
+	free(text);
+	return true;
+}
+
+static void check_locks(struct node *n, struct report *r)
+{
+	char dirs[DOCTOR_MAX_DIRS + 1][PATH_MAX];
+	int ndirs = node_lock_dirs(n, dirs, DOCTOR_MAX_DIRS + 1);
+	char *locks = NULL;
+	size_t files = 0, held = 0;
+
+	if (cache_read("/proc", "locks", &locks, NULL) < 0) {
+		report_add(r, REPORT_WARN, "vf-locks", "node", "mount /proc", "cannot read /proc/locks");
+		return;
+	}
+	for (int d = 0; d < ndirs; d++) {
+		char **names = NULL;
+		size_t count = 0;
+
+		cache_list(dirs[d], ".lock", &names, &count);
+		for (size_t i = 0; i < count; i++) {
+			held += check_lock(dirs[d], names[i], locks, r);
+			free(names[i]);
+		}
+		files += count;
+		free(names);
+	}
+	free(locks);
+	if (!held)
+		report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files, none held", files);
+}
+
+void node_attach_checks(struct node *n, struct report *r)
+{
+	struct parked p = { .r = r };
+	int states = 0;
+
+	link_for_each(n->nl, parked, &p);
+	if (!p.count)
+		report_add(r, REPORT_OK, "vf-parked", "node", NULL, "no VF in the host under a pod name");
+	for (int i = 0; i < n->n_data_dirs; i++)
+		states += check_states(n, n->data_dirs[i], r);
+	if (!states)
+		report_add(r, REPORT_OK, "attach", "node", NULL, "no attachment state in %d dataDirs",
+			   n->n_data_dirs);
+	check_locks(n, r);
+}
