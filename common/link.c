@@ -103,6 +103,10 @@ static int request(struct link_sock *s, struct nl_msg *msg,
 	nl_cb_put(cb);
 	if (r.error)
 		return r.error;
+	/* a dump that overlapped a change: every reply was read, and the
+	 * caller may walk again for a consistent view */
+	if (ret == -NLE_DUMP_INTR)
+		return r.ret < 0 ? r.ret : -EINTR;
 	if (ret < 0) {
 		snprintf(s->extack, EXTACK_MAX, "libnl: %s", nl_geterror(ret));
 		return -EIO;

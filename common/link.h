@@ -44,7 +44,9 @@ void link_addr_format(const struct link_info *link, char out[LINK_ADDR_STR_MAX])
 /* -ENODEV when absent (err untouched). */
 int link_get_by_name(struct link_sock *s, const char *name, struct link_info *out);
 int link_get_by_index(struct link_sock *s, int ifindex, struct link_info *out);
-/* Calls fn for every link (stops on non-zero return, which it returns). */
+/* Calls fn for every link (stops on non-zero return, which it returns).
+ * -EINTR: a link changed during the dump (NLM_F_DUMP_INTR; fn has seen every
+ * reply, maybe not a consistent set): walk again if it matters. */
 int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void *), void *arg);
 /* The link whose parent device is parent (a PCI address); -ENODEV when none. */
 int link_get_by_parent(struct link_sock *s, const char *parent, struct link_info *out);

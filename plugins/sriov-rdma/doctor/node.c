@@ -66,14 +66,18 @@ int node_run(const struct doctor_opts *o, struct report *r)
 		return ret;
 	find_data_dirs(&n);
 	ret = link_sock_open(-1, &n.nl, &err);
+	if (ret == 0)
+		ret = link_sock_open(-1, &n.vf_nl, &err);
 	if (ret < 0) {
 		report_add(r, REPORT_FAIL, "rtnetlink", "node", "run as root",
 			   "cannot open rtnetlink: %s", err.msg);
+		link_sock_close(n.nl);
 		cJSON_Delete(n.confs);
 		return 0;
 	}
 	for (size_t i = 0; i < sizeof(groups) / sizeof(groups[0]); i++)
 		groups[i].run(&n, r);
+	link_sock_close(n.vf_nl);
 	link_sock_close(n.nl);
 	cJSON_Delete(n.confs);
 	return 0;

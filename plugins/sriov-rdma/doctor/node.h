@@ -11,6 +11,9 @@
 struct node {
 	const struct doctor_opts *o;
 	struct link_sock *nl;		/* host netns */
+	/* the PFs' VF lists: a socket of their own, as a dump that follows such
+	 * a reply on one socket came back truncated (libnl: MSG_TRUNC) in tests */
+	struct link_sock *vf_nl;
 	char data_dirs[DOCTOR_MAX_DIRS][PATH_MAX];
 	int n_data_dirs;
 	cJSON *confs;			/* conffiles_load of the conf dir */

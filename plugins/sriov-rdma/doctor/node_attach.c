@@ -13,25 +13,53 @@
 #include "node.h"
 #include "procfs.h"
 
+#define MAX_PARKED 64
+#define DUMP_TRIES 5
+
 struct parked {
-	struct report *r;
+	struct link_info links[MAX_PARKED];
 	int count;
 };
 
-static int parked(const struct link_info *li, void *arg)
+static int collect_parked(const struct link_info *li, void *arg)
+{
+	char host[IFNAMSIZ], cid[NETCONF_NAME_MAX];
+	struct parked *p = arg;
+
+	if (p->count < MAX_PARKED && attach_alias_parse(li->alias, host, cid, sizeof(cid)) == 0)
+		p->links[p->count++] = *li;
+	return 0;
+}
+
+/* Links of the host that carry our alias: VFs a dead pod gave back. The
+ * dump is walked again while links come and go under it. */
+static void check_parked(struct node *n, struct report *r)
 {
 	char host[IFNAMSIZ], cid[NETCONF_NAME_MAX], fix[REPORT_TEXT_MAX];
-	struct parked *p = arg;
-	struct report *r = p->r;
+	struct parked *p = calloc(1, sizeof(*p));
+	int ret = -EINTR;
 
-	if (attach_alias_parse(li->alias, host, cid, sizeof(cid)) < 0)
-		return 0;
-	p->count++;
-	snprintf(fix, sizeof(fix), "the runtime's DEL of container %s (or CNI GC) puts it back as "
-		 "%s; so does the next ADD on this VF", cid, host);
-	report_add(r, REPORT_WARN, "vf-parked", li->name, fix, "VF in the host under its pod name "
-		   "(alias %s): its pod is gone and no DEL has run", li->alias);
-	return 0;
+	for (int i = 0; p && ret == -EINTR && i < DUMP_TRIES; i++) {
+		p->count = 0;
+		ret = link_for_each(n->nl, collect_parked, p);
+	}
+	if (!p || (ret < 0 && ret != -EINTR)) {
+		report_add(r, REPORT_WARN, "vf-parked", "node", "run as root", "cannot list the "
+			   "host's links: %s", strerror(p ? -ret : ENOMEM));
+		free(p);
+		return;
+	}
+	for (int i = 0; i < p->count; i++) {
+		attach_alias_parse(p->links[i].alias, host, cid, sizeof(cid));
+		snprintf(fix, sizeof(fix), "the runtime's DEL of container %s (or CNI GC) puts it "
+			 "back as %s; so does the next ADD on this VF", cid, host);
+		report_add(r, REPORT_WARN, "vf-parked", p->links[i].name, fix, "VF in the host under "
+			   "its pod name (alias %s): its pod is gone and no DEL has run",
+			   p->links[i].alias);
+	}
+	if (!p->count)
+		report_add(r, REPORT_OK, "vf-parked", "node", NULL, "no VF in the host under a pod name");
+	free(p);
 }
 
 static struct attach *load(const char *dir, const char *cid, const char *ifname)
@@ -99,7 +127,7 @@ static void check_leaked(struct node *n, const struct attach *a, const char *sub
 
 	if (!a->vf_changed || sysfs_vf_read(a->vf.bdf, &vf, &err) < 0 || !vf.pf_ifname[0] ||
 	    link_get_by_name(n->nl, vf.pf_ifname, &pf) < 0 ||
-	    link_vf_get(n->nl, pf.ifindex, a->vf.vf_index, &cur) < 0)
+	    link_vf_get(n->vf_nl, pf.ifindex, a->vf.vf_index, &cur) < 0)
 		return;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
 		if (!(a->vf_changed & fields[i]))
@@ -218,18 +246,14 @@ static void check_locks(struct node *n, struct report *r)
 		free(names);
 	}
 	free(locks);
-	if (!held)
-		report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files, none held", files);
+	report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files, %zu held", files, held);
 }
 
 void node_attach_checks(struct node *n, struct report *r)
 {
-	struct parked p = { .r = r };
 	int states = 0;
 
-	link_for_each(n->nl, parked, &p);
-	if (!p.count)
-		report_add(r, REPORT_OK, "vf-parked", "node", NULL, "no VF in the host under a pod name");
+	check_parked(n, r);
 	for (int i = 0; i < n->n_data_dirs; i++)
 		states += check_states(n, n->data_dirs[i], r);
 	if (!states)

@@ -257,7 +257,7 @@ static void check_free_settings(struct vf *v, struct report *r)
 
 	if (!v->in_host || !v->pf->ifindex ||
 	    !strncmp(v->link.alias, ATTACH_ALIAS_PREFIX, strlen(ATTACH_ALIAS_PREFIX)) ||
-	    link_vf_get(v->node->nl, v->pf->ifindex, v->sys.vf_index, &cfg) < 0)
+	    link_vf_get(v->node->vf_nl, v->pf->ifindex, v->sys.vf_index, &cfg) < 0)
 		return;
 	snprintf(fix, sizeof(fix), "ip link set %s vf %d vlan 0 trust off (left by a DEL that did "
 		 "not finish, or by another plugin)", v->pf->ifname, v->sys.vf_index);
