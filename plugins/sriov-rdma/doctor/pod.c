@@ -100,10 +100,15 @@ static int add_target(const struct link_info *li, void *arg)
 	t = &p->targets[p->n_targets++];
 	t->link = *li;
 	t->dev = dev_of(p, li->ifindex);
-	link_addr_list(p->nl, li->ifindex, t->addrs, POD_MAX_ADDRS, &t->n_addrs);
+	return 0;
+}
+
+/* After the walk: no second request on the socket while a dump is read. */
+static void read_target(struct pod *p, struct pod_target *t)
+{
+	link_addr_list(p->nl, t->link.ifindex, t->addrs, POD_MAX_ADDRS, &t->n_addrs);
 	if (t->dev)
 		t->has_port = ibdev_port_read(p->root, t->dev->name, 1, &t->port) == 0;
-	return 0;
 }
 
 static void find_targets(struct pod *p, struct report *r)
@@ -117,6 +122,8 @@ static void find_targets(struct pod *p, struct report *r)
 
 		link_for_each(p->nl, add_target, &w);
 	}
+	for (int i = 0; i < p->n_targets; i++)
+		read_target(p, &p->targets[i]);
 	if (!p->n_targets)
 		report_add(r, REPORT_FAIL, "pod-netdev", p->o->ifname && p->o->ifname[0] ?
 			   p->o->ifname : "pod", "check the pod's k8s.v1.cni.cncf.io/networks "

@@ -140,47 +140,50 @@ static void check_gid_index(struct pod *p, struct report *r)
 	}
 }
 
+#define MAX_IFS 64
+
 struct ifs {
-	struct pod *p;
-	const struct nccl_list *l;
-	char all[256], sel[256];
-	size_t all_len, sel_len;
-	int n_sel;
+	struct link_info links[MAX_IFS];
+	int n;
 };
 
-/* NCCL considers interfaces with an IPv4 or IPv6 address (IPv6 loopback aside). */
-static int add_if(const struct link_info *li, void *arg)
+static int collect_if(const struct link_info *li, void *arg)
 {
-	struct ipprefix a[POD_MAX_ADDRS];
 	struct ifs *s = arg;
-	int n = 0;
-	bool usable = false;
 
-	link_addr_list(s->p->nl, li->ifindex, a, POD_MAX_ADDRS, &n);
-	for (int i = 0; i < n; i++) {
-		static const uint8_t v6_lo[16] = { [15] = 1 };
-
-		usable |= a[i].addr.family == AF_INET || memcmp(a[i].addr.bytes, v6_lo, 16);
-	}
-	if (!usable)
-		return 0;
-	if (s->all_len < sizeof(s->all))
-		s->all_len += (size_t)snprintf(s->all + s->all_len, sizeof(s->all) - s->all_len,
-					       "%s%s", s->all_len ? " " : "", li->name);
-	if (nccl_list_selects(s->l, li->name, -1) && s->sel_len < sizeof(s->sel)) {
-		s->sel_len += (size_t)snprintf(s->sel + s->sel_len, sizeof(s->sel) - s->sel_len,
-					       "%s%s", s->n_sel ? " " : "", li->name);
-		s->n_sel++;
-	}
+	if (s->n < MAX_IFS)
+		s->links[s->n++] = *li;
 	return 0;
+}
+
+/* NCCL considers interfaces with an IPv4 or IPv6 address (IPv6 loopback aside). */
+static bool has_address(struct pod *p, int ifindex)
+{
+	static const uint8_t v6_lo[16] = { [15] = 1 };
+	struct ipprefix a[POD_MAX_ADDRS];
+	int n = 0;
+
+	link_addr_list(p->nl, ifindex, a, POD_MAX_ADDRS, &n);
+	for (int i = 0; i < n; i++)
+		if (a[i].addr.family == AF_INET || memcmp(a[i].addr.bytes, v6_lo, 16))
+			return true;
+	return false;
+}
+
+static void append(char *buf, size_t size, const char *name)
+{
+	size_t len = strlen(buf);
+
+	snprintf(buf + len, size - len, "%s%s", len ? " " : "", name);
 }
 
 static void check_socket_ifname(struct pod *p, struct report *r)
 {
 	const char *v = env(p, "NCCL_SOCKET_IFNAME");
-	char fix[REPORT_TEXT_MAX];
+	char fix[REPORT_TEXT_MAX], all[256] = "", sel[256] = "";
 	struct nccl_list l;
-	struct ifs s = { .p = p, .l = &l };
+	struct ifs *s;
+	int n_sel = 0;
 
 	if (!v) {
 		report_add(r, REPORT_OK, "nccl-socket-ifname", "container", NULL, "unset: NCCL picks "
@@ -194,16 +197,30 @@ static void check_socket_ifname(struct pod *p, struct report *r)
 		return;
 	}
 	nccl_list_parse(v, &l);
-	link_for_each(p->nl, add_if, &s);
+	s = calloc(1, sizeof(*s));
+	if (!s || link_for_each(p->nl, collect_if, s) < 0) {
+		report_add(r, REPORT_WARN, "nccl-socket-ifname", "container", "run as root",
+			   "cannot list the pod's interfaces");
+		free(s);
+		return;
+	}
+	for (int i = 0; i < s->n; i++) {
+		if (!has_address(p, s->links[i].ifindex))
+			continue;
+		append(all, sizeof(all), s->links[i].name);
+		if (nccl_list_selects(&l, s->links[i].name, -1) && ++n_sel)
+			append(sel, sizeof(sel), s->links[i].name);
+	}
+	free(s);
 	snprintf(fix, sizeof(fix), "set NCCL_SOCKET_IFNAME to interfaces the pod has with an address "
-		 "(%s), or leave it unset", s.all);
-	if (!s.n_sel)
+		 "(%s), or leave it unset", all);
+	if (!n_sel)
 		report_add(r, REPORT_FAIL, "nccl-socket-ifname", "container", fix,
 			   "NCCL_SOCKET_IFNAME=%s selects no interface with an address (%s): NCCL "
-			   "cannot bootstrap", v, s.all);
+			   "cannot bootstrap", v, all);
 	else
 		report_add(r, REPORT_OK, "nccl-socket-ifname", "container", NULL,
-			   "NCCL_SOCKET_IFNAME=%s selects %s", v, s.sel);
+			   "NCCL_SOCKET_IFNAME=%s selects %s", v, sel);
 }
 
 void pod_nccl_checks(struct pod *p, struct report *r)

@@ -120,17 +120,17 @@ for g in gids:
 PY
 }
 
-# container_start POD [--no-uverbs] [--no-rdma-cm] [--memlock BYTES] [--no-ipc-lock] [NAME=VALUE...]:
+# container_start POD [--no-uverbs] [--no-rdma-cm] [--memlock BYTES|unlimited] [--no-ipc-lock] [NAME=VALUE...]:
 # a process standing in for a container of POD: in POD's netns, in a mount
 # namespace of its own whose /dev/infiniband is a tmpfs with real char
 # devices, with only the given environment. Sets CTR_PID.
 container_start() {
-	local pod=$1 dev_args=() memlock=unlimited drop=() envs=() script
+	local pod=$1 dev_args=() limit=() drop=() envs=() script
 	shift
 	while [ $# -gt 0 ]; do
 		case $1 in
 		--no-uverbs | --no-rdma-cm) dev_args+=("$1") ;;
-		--memlock) memlock=$2; shift ;;
+		--memlock) limit=(prlimit --memlock="$2:$2" --); shift ;;
 		--no-ipc-lock) drop=(setpriv --inh-caps=-ipc_lock --bounding-set=-ipc_lock --) ;;
 		*) envs+=("$1") ;;
 		esac
@@ -138,7 +138,7 @@ container_start() {
 	done
 	script="$(dev_tmpfs_script "${dev_args[@]}") && exec \"\$@\""
 	nsenter --net="/run/netns/$pod" unshare -m --propagation private sh -c "$script" sh \
-		"${drop[@]}" prlimit --memlock="$memlock:$memlock" -- env -i "${envs[@]}" sleep 600 &
+		"${drop[@]}" "${limit[@]}" env -i "${envs[@]}" sleep 600 &
 	CTR_PID=$!
 	T_AT_EXIT+=("pid_kill $CTR_PID")
 	for _ in $(seq 100); do
@@ -165,10 +165,17 @@ container_stop() {
 # of a pod view, LD_LIBRARY_PATH of the libibverbs stand-in). Sets OUT, RC.
 DOCTOR_DEV=()
 DOCTOR_ENV=()
+DOCTOR_HIDE_IBVERBS=
 doctor() {
-	local script
+	local script lib
 	fx_sync
 	script="$(dev_tmpfs_script "${DOCTOR_DEV[@]}") && exec \"\$@\""
+	if [ -n "$DOCTOR_HIDE_IBVERBS" ]; then
+		# a node without libibverbs: the installed one hidden in this mount namespace
+		lib=$(ldconfig -p | awk '$1 == "libibverbs.so.1" { print $NF; exit }')
+		: >"$TMP/empty"
+		[ -n "$lib" ] && script="mount --bind $TMP/empty $lib && $script"
+	fi
 	T_LAST="sriov-rdma-doctor $* (${DOCTOR_ENV[*]})"
 	OUT=$(timeout -k 5 "$T_TIMEOUT" unshare -m --propagation private sh -c "$script" sh \
 		env LD_PRELOAD="$RDMASIM_LIB" "${DOCTOR_ENV[@]}" "$SRIOV_RDMA_DOCTOR" "$@" 2>"$TMP/stderr")
