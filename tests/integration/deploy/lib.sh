@@ -12,7 +12,7 @@ stage() {
 		return 1
 	}
 	installed=$(meson introspect --installed "$T_BUILD") || return 1
-	for name in sriov-rdma ippool sriov-rdma-install; do
+	for name in sriov-rdma ippool sriov-rdma-install sriov-rdma-doctor; do
 		path=$(jq -r --arg n "$name" '[.[] | select(endswith("/" + $n))] | first // empty' <<<"$installed")
 		[ -n "$path" ] || { echo "meson installs no $name" >&2; return 1; }
 		printf -v "STAGED_${name//-/_}" '%s' "$path"

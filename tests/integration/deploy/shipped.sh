@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
-# The binaries `meson install` puts in place need only the C library, glibc 2.34 at most; the installer needs nothing at all.
+# The binaries `meson install` puts in place (the doctor too: it loads libibverbs with dlopen) need only the C library, glibc 2.34 at most; the installer needs nothing at all.
 set -uo pipefail
 HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=../tap.sh
@@ -25,7 +25,7 @@ needed() {
 	readelf -d "$1" | sed -n 's/.*(NEEDED).*\[\(.*\)\]/\1/p' | sort | paste -sd' '
 }
 
-for name in sriov-rdma ippool; do
+for name in sriov-rdma ippool sriov-rdma-doctor; do
 	var=STAGED_${name//-/_}
 	bin=$TMP/root${!var}
 	is "$(needed "$bin")" "libc.so.6" "$name needs no shared library but libc.so.6"

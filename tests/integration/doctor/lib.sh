@@ -160,7 +160,7 @@ container_stop() {
 }
 
 # doctor ARGS...: runs the doctor with the simulator preloaded, the fake
-# sysfs synced, and /dev/infiniband as dev_tmpfs_script makes it (DOCTOR_DEV
+# sysfs synced, no inherited LD_LIBRARY_PATH, and /dev/infiniband as dev_tmpfs_script makes it (DOCTOR_DEV
 # holds extra options for it); DOCTOR_ENV holds NAME=VALUE to add (SYSFS_PATH
 # of a pod view, LD_LIBRARY_PATH of the libibverbs stand-in). Sets OUT, RC.
 DOCTOR_DEV=()
@@ -178,7 +178,7 @@ doctor() {
 	fi
 	T_LAST="sriov-rdma-doctor $* (${DOCTOR_ENV[*]})"
 	OUT=$(timeout -k 5 "$T_TIMEOUT" unshare -m --propagation private sh -c "$script" sh \
-		env LD_PRELOAD="$RDMASIM_LIB" "${DOCTOR_ENV[@]}" "$SRIOV_RDMA_DOCTOR" "$@" 2>"$TMP/stderr")
+		env -u LD_LIBRARY_PATH LD_PRELOAD="$RDMASIM_LIB" "${DOCTOR_ENV[@]}" "$SRIOV_RDMA_DOCTOR" "$@" 2>"$TMP/stderr")
 	RC=$?
 }
 
