@@ -16,7 +16,7 @@ static void check_port(const struct verbs_dev *d, const struct verbs_port *pt, s
 	if (pt->err)
 		report_add(r, REPORT_FAIL, "verbs", subject, "see pod-port; the driver refused the "
 			   "query", "ibv_query_port: %s", strerror(pt->err));
-	else if (pt->state != 4)
+	else if (pt->state != VERBS_PORT_ACTIVE)
 		report_add(r, REPORT_FAIL, "verbs", subject, "the port has no link: check the PF link "
 			   "and the network's link_state", "%s, %s: NCCL skips ports that are not ACTIVE",
 			   verbs_port_state_name(pt->state), verbs_link_layer_name(pt->link_layer));

@@ -8,6 +8,7 @@
 
 #define VERBS_NAME_MAX 64
 #define VERBS_PORTS_MAX 4
+#define VERBS_PORT_ACTIVE 4	/* IBV_PORT_ACTIVE */
 
 struct verbs_port {
 	int num;
