@@ -97,7 +97,9 @@ void pool_addr_format(int family, pool_u128 a, char *buf, size_t size)
 	snprintf(buf, size, "%s", tmp);
 }
 
-/* "first-last/nn": the bounds go to *first and *last, the prefix to net/len. */
+/* "first-last/nn": the bounds go to *first and *last, the prefix to net/len.
+ * -EDOM when first and last are not in one /nn network (whereabouts refuses
+ * that too). */
 static int parse_dash_form(const char *s, int *family, pool_u128 *net, int *len,
 			   pool_u128 *first, pool_u128 *last)
 {
@@ -119,7 +121,19 @@ static int parse_dash_form(const char *s, int *family, pool_u128 *net, int *len,
 		return -EINVAL;
 	*family = f1;
 	*net = *first & ~range_host_mask(f1, *len);
-	return 0;
+	return (*last & ~range_host_mask(f1, *len)) == *net ? 0 : -EDOM;
+}
+
+static int err_two_networks(const char *range, int family, pool_u128 first, pool_u128 last, int len,
+			    struct cni_err *err)
+{
+	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+
+	pool_addr_format(family, first, a, sizeof(a));
+	pool_addr_format(family, last, b, sizeof(b));
+	cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\": %s and %s are not in the same /%d network",
+		    range, a, b, len);
+	return -EINVAL;
 }
 
 static int parse_bound(const char *key, const char *s, int family, pool_u128 *out,
@@ -245,6 +259,8 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 		ret = parse_dash_form(rc->range, &r->family, &net, &len, &start, &end);
 	else
 		ret = range_prefix_parse(rc->range, &r->family, &net, &len);
+	if (ret == -EDOM)
+		return err_two_networks(rc->range, r->family, start, end, len, err);
 	if (ret) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\"", rc->range);
 		return -EINVAL;

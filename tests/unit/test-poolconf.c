@@ -57,6 +57,11 @@ static const struct {
 	{ "{'range':'192.0.2.0/24','exclude':['192.0.2.0/40']}", NULL, CNI_ERR_CONFIG, "invalid exclude \"192.0.2.0/40\"" },
 	{ "{'range':'192.0.2.0/24','range_start':'192.0.2.9','range_end':'192.0.2.1'}", NULL, CNI_ERR_CONFIG,
 	  "empty interval" },
+	{ "{'range':'192.0.2.10-192.0.2.20/24'}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.10-192.0.3.20/24'}", NULL, CNI_ERR_CONFIG,
+	  "invalid range \"192.0.2.10-192.0.3.20/24\": 192.0.2.10 and 192.0.3.20 are not in the same /24 network" },
+	{ "{'ipRanges':[{'range':'192.0.2.0/24'},{'range':'2001:db8::1-2001:db8:1::1/64'}]}", NULL, CNI_ERR_CONFIG,
+	  "2001:db8::1 and 2001:db8:1::1 are not in the same /64 network" },
 };
 
 START_TEST(test_parse)

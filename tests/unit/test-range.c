@@ -62,6 +62,16 @@ static const struct {
 	{ "2001:db8::/129", NULL, NULL, NULL, NULL, NULL, NULL, NULL, "invalid range" },
 	{ "192.0.2.1-2001:db8::1/24", NULL, NULL, NULL, NULL, NULL, NULL, NULL, "invalid range" },
 	{ "192.0.2.1-/24", NULL, NULL, NULL, NULL, NULL, NULL, NULL, "invalid range" },
+	/* first-last/nn: both ends in the one /nn network, or a config error naming both */
+	{ "192.0.2.10-192.0.3.20/24", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  "invalid range \"192.0.2.10-192.0.3.20/24\": 192.0.2.10 and 192.0.3.20 are not in the same /24 network" },
+	{ "192.0.1.250-192.0.2.20/24", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  "192.0.1.250 and 192.0.2.20 are not in the same /24 network" },
+	{ "2001:db8::5-2001:db8:0:1::9/64", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  "2001:db8::5 and 2001:db8:0:1::9 are not in the same /64 network" },
+	{ "192.0.2.0-192.0.2.255/24", NULL, NULL, NULL, NULL, "192.0.2.1", "192.0.2.254", "254", NULL },
+	{ "192.0.2.20-192.0.2.10/24", NULL, NULL, NULL, NULL, NULL, NULL, NULL,
+	  "range_end 192.0.2.10 is before range_start 192.0.2.20" },
 	{ "", NULL, NULL, NULL, NULL, NULL, NULL, NULL, "invalid range" },
 	/* range_start / range_end, clipping */
 	{ "192.0.2.0/24", "192.0.2.100", "192.0.2.110", NULL, NULL, "192.0.2.100", "192.0.2.110", "11", NULL },
