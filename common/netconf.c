@@ -255,9 +255,11 @@ int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *er
 		cni_err_set(err, CNI_ERR_DECODE, "network config is not a JSON object");
 		goto out;
 	}
+	/* type is not required: libcni's plugin side (skel) does not require it
+	 * either, and an IPAM plugin driven by hand is given configs without it. */
 	if (parse_version(root, out, err) ||
 	    parse_required(root, "name", out->name, sizeof(out->name), err) ||
-	    parse_required(root, "type", out->type, sizeof(out->type), err))
+	    netconf_get_string(root, "type", out->type, sizeof(out->type), NULL, err))
 		goto out;
 	if (!env_valid_id(out->name)) {
 		cni_err_set(err, CNI_ERR_CONFIG,

@@ -20,7 +20,7 @@ struct cni_netconf {
 	enum cni_version version;
 	char version_str[16];
 	char name[NETCONF_NAME_MAX];
-	char type[NETCONF_NAME_MAX];
+	char type[NETCONF_NAME_MAX];	/* "" when absent */
 	struct cni_result *prev_result;	/* NULL when absent (it is large) */
 	/* cni.dev/valid-attachments (GC); NULL when absent. */
 	struct cni_attachment *valid;
@@ -28,7 +28,7 @@ struct cni_netconf {
 	bool has_valid;
 };
 
-/* Reads cniVersion, name, type, prevResult, cni.dev/valid-attachments.
+/* Reads cniVersion, name, type (optional), prevResult, cni.dev/valid-attachments.
  * cniVersion missing or unknown: CNI_ERR_VERSION; name invalid (design.md
  * rule): CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE. */
 int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *err);

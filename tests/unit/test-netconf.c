@@ -33,7 +33,9 @@ static const struct {
 	{ "{'CNIVersion':'1.0.0','Name':'n','TYPE':'t'}", 0, NULL },
 	{ "{'cniVersion':'1.0.0','type':'t'}", CNI_ERR_CONFIG, "no 'name'" },
 	{ "{'cniVersion':'1.0.0','name':'','type':'t'}", CNI_ERR_CONFIG, "no 'name'" },
-	{ "{'cniVersion':'1.0.0','name':'n'}", CNI_ERR_CONFIG, "no 'type'" },
+	/* no type: accepted, as skel does (an ipam-only config driven by hand) */
+	{ "{'cniVersion':'1.0.0','name':'n','ipam':{}}", 0, NULL },
+	{ "{'cniVersion':'1.0.0','name':'n','type':7}", CNI_ERR_DECODE, "'type' must be a string" },
 	{ "{'cniVersion':'1.0.0','name':'../x','type':'t'}", CNI_ERR_CONFIG, "invalid network name '../x'" },
 	{ "{'cniVersion':'1.0.0','name':'a b','type':'t'}", CNI_ERR_CONFIG, "invalid network name 'a b'" },
 	{ "{'cniVersion':'1.0.0','name':['n'],'type':'t'}", CNI_ERR_DECODE, "'name' must be a string, not an array" },
