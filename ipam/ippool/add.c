@@ -33,11 +33,13 @@ static int want_addresses(struct ippool *p, const struct cni_args *args, struct 
 	return 0;
 }
 
-static void fill_owner(const struct plugin_ctx *ctx, const struct cni_args *args, struct pool_owner *o)
+static void fill_owner(const struct plugin_ctx *ctx, const struct ippool *p, const struct cni_args *args,
+		       struct pool_owner *o)
 {
 	memset(o, 0, sizeof(*o));
 	snprintf(o->key.containerid, sizeof(o->key.containerid), "%s", ctx->env.containerid);
 	snprintf(o->key.ifname, sizeof(o->key.ifname), "%s", ctx->env.ifname);
+	snprintf(o->cni_network, sizeof(o->cni_network), "%s", p->nc.name);
 	snprintf(o->pod_namespace, sizeof(o->pod_namespace), "%s", args->pod_namespace);
 	snprintf(o->pod_name, sizeof(o->pod_name), "%s", args->pod_name);
 	snprintf(o->pod_uid, sizeof(o->pod_uid), "%s", args->pod_uid);
@@ -60,7 +62,7 @@ int cmd_add(struct plugin_ctx *ctx)
 		ret = want_addresses(&p, &args, &ctx->err);
 	if (ret)
 		goto out;
-	fill_owner(ctx, &args, &owner);
+	fill_owner(ctx, &p, &args, &owner);
 	ret = p.store->ops->reserve(p.store, &owner, p.conf->ranges, p.conf->n_ranges, &lease, &ctx->err);
 	if (ret)
 		goto out;

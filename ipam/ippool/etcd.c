@@ -11,6 +11,7 @@
 #include <dlfcn.h>
 #include <curl/curl.h>
 #include "etcd.h"
+#include "store.h"
 #include "http.h"
 #include "json.h"
 
@@ -515,21 +516,6 @@ static int conf_endpoints(const cJSON *store, struct etcd_conf *out, struct cni_
 	return 0;
 }
 
-static int conf_timeout(const cJSON *store, struct etcd_conf *out, struct cni_err *err)
-{
-	const cJSON *t = cJSON_GetObjectItemCaseSensitive(store, "timeout_ms");
-
-	out->timeout_ms = ETCD_DEFAULT_TIMEOUT_MS;
-	if (!t)
-		return 0;
-	if (!cJSON_IsNumber(t) || t->valuedouble < 100 || t->valuedouble > 600000) {
-		cni_err_set(err, CNI_ERR_CONFIG, "invalid store.timeout_ms: need 100 to 600000");
-		return -EINVAL;
-	}
-	out->timeout_ms = t->valueint;
-	return 0;
-}
-
 static int conf_prefix(struct etcd_conf *out, struct cni_err *err)
 {
 	size_t len = strlen(out->prefix), i;
@@ -567,7 +553,7 @@ int etcd_conf_parse(const cJSON *store, struct etcd_conf *out, struct cni_err *e
 	}
 	ret = conf_endpoints(store, out, err);
 	if (!ret)
-		ret = conf_timeout(store, out, err);
+		ret = pool_store_timeout(store, &out->timeout_ms, err);
 	if (!ret)
 		ret = conf_prefix(out, err);
 	if (ret)

@@ -10,7 +10,6 @@
 
 #define ETCD_MAX_ENDPOINTS 8
 #define ETCD_STR_MAX 512
-#define ETCD_DEFAULT_TIMEOUT_MS 5000
 
 /* The "store" block of type "etcd". */
 struct etcd_conf {

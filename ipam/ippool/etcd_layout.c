@@ -1,14 +1,22 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The etcd store's keys and values (README, "ippool on etcd"): names, hex, JSON both ways. */
 #include <errno.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <cjson/cJSON.h>
+#include "env.h"
+#include "etcd.h"
 #include "etcd_layout.h"
 #include "json.h"
 #include "range.h"
+
+/* The longest key: a GC index key with every part at its longest. */
+_Static_assert(ETCD_STR_MAX - 1 + sizeof("/g/") - 1 + HOST_NAME_MAX + 1 + POOL_NAME_MAX - 1 + 1 +
+	       POOL_NAME_MAX - 1 + 1 + POOL_IFNAME_MAX - 1 + 1 <= LAYOUT_KEY_MAX,
+	       "LAYOUT_KEY_MAX too small for a GC index key");
 
 static void esc(const char *in, char *out, size_t size)
 {
@@ -32,6 +40,41 @@ void layout_info_key(const char *prefix, const char *net, const char *pool, char
 	esc(net, n, sizeof(n));
 	esc(pool, p, sizeof(p));
 	snprintf(out, LAYOUT_KEY_MAX, "%s/i/%s/%s", prefix, n, p);
+}
+
+void layout_gc_dir(const char *prefix, const char *node, const char *cni_network, char *out)
+{
+	char n[LAYOUT_NODE_MAX], c[POOL_NAME_MAX];
+
+	esc(node, n, sizeof(n));
+	esc(cni_network, c, sizeof(c));
+	snprintf(out, LAYOUT_KEY_MAX, "%s/g/%s/%s/", prefix, n, c);
+}
+
+void layout_gc_key(const char *prefix, const char *node, const struct pool_owner *o, char *out)
+{
+	size_t n;
+
+	layout_gc_dir(prefix, node, o->cni_network, out);
+	n = strlen(out);
+	snprintf(out + n, LAYOUT_KEY_MAX - n, "%s/%s", o->key.containerid, o->key.ifname);
+}
+
+int layout_gc_parse(const char *dir, const char *key, struct pool_key *k)
+{
+	size_t n = strlen(dir);
+	const char *id = key + n, *slash;
+
+	if (strncmp(key, dir, n))
+		return -EINVAL;
+	slash = strchr(id, '/');
+	if (!slash || (size_t)(slash - id) >= sizeof(k->containerid) ||
+	    strlen(slash + 1) >= sizeof(k->ifname))
+		return -EINVAL;
+	memset(k, 0, sizeof(*k));
+	memcpy(k->containerid, id, (size_t)(slash - id));
+	strcpy(k->ifname, slash + 1);
+	return env_valid_id(k->containerid) && env_valid_ifname(k->ifname) ? 0 : -EINVAL;
 }
 
 /* The directory of a range's uniqueness scope, ending in '/'. */
@@ -143,7 +186,8 @@ char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]
 		  cJSON_AddStringToObject(o, "podName", w->pod_name) &&
 		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
 		  cJSON_AddNumberToObject(o, "created", (double)w->created) &&
-		  cJSON_AddStringToObject(o, "node", node);
+		  cJSON_AddStringToObject(o, "node", node) &&
+		  (!w->cni_network[0] || cJSON_AddStringToObject(o, "cniNetwork", w->cni_network));
 
 	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
 	for (i = 0; arr && i < l->n_addrs; i++) {
@@ -195,7 +239,15 @@ static bool parse_addr(const cJSON *a, struct pool_addr *p, char *key)
 	return !layout_hex_parse(dir, p->family, &p->addr);
 }
 
-int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX])
+/* A string that older versions did not write: "" when absent. */
+static bool copy_optional(const cJSON *o, const char *name, char *out, size_t size)
+{
+	*out = '\0';
+	return !cJSON_GetObjectItemCaseSensitive(o, name) || copy_str(o, name, out, size);
+}
+
+int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX],
+		       char node[LAYOUT_NODE_MAX])
 {
 	cJSON *o = cJSON_Parse(value);
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "addrs");
@@ -205,7 +257,10 @@ int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYO
 	bool ok;
 
 	memset(l, 0, sizeof(*l));
-	ok = copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
+	ok = copy_optional(o, "node", node, LAYOUT_NODE_MAX) &&
+	     copy_optional(o, "cniNetwork", w->cni_network, sizeof(w->cni_network)) &&
+	     (!w->cni_network[0] || env_valid_id(w->cni_network)) &&
+	     copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
 	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
 	     copy_str(o, "podNamespace", w->pod_namespace, sizeof(w->pod_namespace)) &&
 	     copy_str(o, "podName", w->pod_name, sizeof(w->pod_name)) &&
@@ -295,13 +350,3 @@ bool layout_value_has_holder(const char *value)
 	return held;
 }
 
-
-bool layout_lease_on(const char *value, const char *node)
-{
-	cJSON *o = cJSON_Parse(value);
-	const char *n = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, "node"));
-	bool on = n && !strcmp(n, node);
-
-	cJSON_Delete(o);
-	return on;
-}

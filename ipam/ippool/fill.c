@@ -10,10 +10,12 @@
 #include "verbs.h"
 
 static const char usage[] =
-	"usage: ippool fill --data-dir DIR --range CIDR --count N [--network NAME] [--prefix ID]\n";
+	"usage: ippool fill --data-dir DIR --range CIDR --count N [--network NAME] [--prefix ID]\n"
+	"                   [--name CNI_NETWORK]\n";
 
-/* Owners are "<prefix>-<i>" on ifname net1, without fsync (bench setup only). */
-static int fill(struct pool_conf *c, const char *prefix, long count)
+/* Owners are "<prefix>-<i>" on ifname net1 in CNI network name, without
+ * fsync (bench setup only). */
+static int fill(struct pool_conf *c, const char *prefix, const char *name, long count)
 {
 	struct pool_store *s = NULL;
 	struct cni_err err = { 0 };
@@ -21,6 +23,7 @@ static int fill(struct pool_conf *c, const char *prefix, long count)
 	struct pool_lease lease;
 	int ret = setup_store(c, true, &s, &err);
 
+	snprintf(o.cni_network, sizeof(o.cni_network), "%s", name);
 	o.created = (int64_t)time(NULL);
 	for (long i = 0; i < count && !ret; i++) {
 		snprintf(o.key.containerid, sizeof(o.key.containerid), "%s-%ld", prefix, i);
@@ -40,24 +43,27 @@ int tool_fill(int argc, char **argv)
 		{ "count", required_argument, NULL, 'c' },
 		{ "network", required_argument, NULL, 'n' },
 		{ "prefix", required_argument, NULL, 'p' },
+		{ "name", required_argument, NULL, 'N' },
 		{ 0 },
 	};
 	struct pool_conf *c = calloc(1, sizeof(*c));
 	cJSON *ipam = cJSON_CreateObject();
 	struct cni_err err = { 0 };
-	const char *prefix = "fill";
+	const char *prefix = "fill", *name = "fill";
 	long count = -1;
 	int opt, ret = 2;
 
 	if (!c || !ipam)
 		goto out;
-	while ((opt = getopt_long(argc, argv, "d:r:c:n:p:", opts, NULL)) != -1) {
+	while ((opt = getopt_long(argc, argv, "d:r:c:n:p:N:", opts, NULL)) != -1) {
 		static const char *const keys[] = { ['d'] = "dataDir", ['r'] = "range", ['n'] = "network_name" };
 
 		if (opt == 'c')
 			count = strtol(optarg, NULL, 10);
 		else if (opt == 'p')
 			prefix = optarg;
+		else if (opt == 'N' && conf_valid_name(optarg) && strlen(optarg) < POOL_NAME_MAX)
+			name = optarg;
 		else if (opt == 'd' || opt == 'r' || opt == 'n')
 			cJSON_AddStringToObject(ipam, keys[opt], optarg);
 		else
@@ -70,7 +76,7 @@ int tool_fill(int argc, char **argv)
 		ret = 1;
 		goto out;
 	}
-	ret = fill(c, prefix, count);
+	ret = fill(c, prefix, name, count);
 	conf_release(c);
 	goto out;
 usage:

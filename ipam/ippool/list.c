@@ -46,10 +46,12 @@ static void print_addr(const struct pool_lease *l, const struct pool_addr *a)
 
 	pool_addr_format(a->family, a->addr, text, sizeof(text));
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	printf("  %-39s %s %s %s/%s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
+	/* The last column is GC's scope: "(none)" on a lease of an older ippool. */
+	printf("  %-39s %s %s %s/%s %s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
 	       l->owner.pod_namespace[0] ? l->owner.pod_namespace : "-",
 	       l->owner.pod_name[0] ? l->owner.pod_name : "-",
-	       l->owner.pod_uid[0] ? l->owner.pod_uid : "-", when);
+	       l->owner.pod_uid[0] ? l->owner.pod_uid : "-", when,
+	       l->owner.cni_network[0] ? l->owner.cni_network : "(none)");
 }
 
 static int visit(const struct pool_lease *l, void *arg)

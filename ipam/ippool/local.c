@@ -6,12 +6,15 @@
 #include <fcntl.h>
 #include <inttypes.h>
 #include <limits.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/file.h>
 #include <sys/socket.h>
+#include <signal.h>
 #include <sys/stat.h>
+#include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
 #include "lindex.h"
@@ -21,11 +24,14 @@
 
 /*
  * Layout under dataDir (directories 0700, files 0600):
- *   state                       flock held by every op that touches index/;
+ *   state                       flock held by every op that touches index/
+ *                               (waited for at most timeout_ms);
  *                               "<boot id> clean" while index/ matches leases/
  *                               and holds/ exactly, "... dirty" during a change
- *   leases/<containerID>:<ifname>  one text file per attachment: who, when,
- *                               and each address with its network and pool
+ *   leases/<containerID>:<ifname>  one text file per attachment: who, when, its
+ *                               CNI network (GC's scope; absent in leases of
+ *                               older versions), and each address with its
+ *                               address space (network_name) and pool
  *   holds/<scope>@<hex address> an address released less than
  *                               release_hold_seconds ago: scope, address, until
  *   pools/<network>:<pool>      the last configuration seen of each pool (list)
@@ -58,6 +64,7 @@ struct local {
 	int lockfd;		/* dataDir/state */
 	char boot_id[64];
 	long hold_seconds;
+	int timeout_ms;		/* the longest wait for the lock */
 	bool nosync;
 	struct scope scopes[MAX_SCOPES];
 	int n_scopes;
@@ -208,9 +215,10 @@ static int lease_format(const struct slease *s, char *buf, size_t size)
 	clean_value(o->pod_namespace, ns, sizeof(ns));
 	clean_value(o->pod_name, name, sizeof(name));
 	clean_value(o->pod_uid, uid, sizeof(uid));
-	n = (size_t)snprintf(buf, size, LEASE_MAGIC "\ncontainerid %s\nifname %s\npod_namespace %s\n"
-			     "pod_name %s\npod_uid %s\ncreated %" PRId64 "\n", o->key.containerid,
-			     o->key.ifname, ns, name, uid, o->created);
+	n = (size_t)snprintf(buf, size, LEASE_MAGIC "\ncontainerid %s\nifname %s\n%s%s%s"
+			     "pod_namespace %s\npod_name %s\npod_uid %s\ncreated %" PRId64 "\n",
+			     o->key.containerid, o->key.ifname, o->cni_network[0] ? "cni_network " : "",
+			     o->cni_network, o->cni_network[0] ? "\n" : "", ns, name, uid, o->created);
 	for (int i = 0; i < s->l.n_addrs && n < size; i++) {
 		const struct pool_addr *p = &s->l.addrs[i];
 
@@ -237,51 +245,6 @@ static int parse_addr_line(char *v, struct slease *s)
 	return 0;
 }
 
-static int lease_parse(char *buf, struct slease *s)
-{
-	struct pool_owner *o = &s->l.owner;
-	char *line, *save = NULL, *v;
-
-	memset(s, 0, sizeof(*s));
-	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, LEASE_MAGIC))
-		return -EBADMSG;
-	while ((line = strtok_r(NULL, "\n", &save))) {
-		v = strchr(line, ' ');
-		if (!v)
-			return -EBADMSG;
-		*v++ = '\0';
-		if (!strcmp(line, "containerid"))
-			snprintf(o->key.containerid, sizeof(o->key.containerid), "%s", v);
-		else if (!strcmp(line, "ifname"))
-			snprintf(o->key.ifname, sizeof(o->key.ifname), "%s", v);
-		else if (!strcmp(line, "pod_namespace"))
-			snprintf(o->pod_namespace, sizeof(o->pod_namespace), "%s", v);
-		else if (!strcmp(line, "pod_name"))
-			snprintf(o->pod_name, sizeof(o->pod_name), "%s", v);
-		else if (!strcmp(line, "pod_uid"))
-			snprintf(o->pod_uid, sizeof(o->pod_uid), "%s", v);
-		else if (!strcmp(line, "created"))
-			o->created = strtoll(v, NULL, 10);
-		else if (strcmp(line, "addr") || parse_addr_line(v, s))
-			return -EBADMSG;
-	}
-	return o->key.containerid[0] && o->key.ifname[0] ? 0 : -EBADMSG;
-}
-
-/* 0, -ENOENT (err untouched), or a store error. */
-static int lease_read(struct local *l, const char *name, struct slease *s, struct cni_err *err)
-{
-	char buf[FILE_MAX];
-	int ret = read_file(l->dir[LEASES], name, buf, sizeof(buf));
-
-	if (ret == -ENOENT)
-		return ret;
-	if (!ret)
-		ret = lease_parse(buf, s);
-	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
-}
-
 /* design.md: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
 static bool valid_id(const char *s)
 {
@@ -291,6 +254,77 @@ static bool valid_id(const char *s)
 		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
 			return false;
 	return true;
+}
+
+/* The owner's text lines of a lease file. */
+static const struct {
+	const char *key;
+	size_t off, size;
+} owner_lines[] = {
+	{ "containerid", offsetof(struct pool_owner, key.containerid), POOL_NAME_MAX },
+	{ "ifname", offsetof(struct pool_owner, key.ifname), POOL_IFNAME_MAX },
+	{ "cni_network", offsetof(struct pool_owner, cni_network), POOL_NAME_MAX },
+	{ "pod_namespace", offsetof(struct pool_owner, pod_namespace), POOL_STR_MAX },
+	{ "pod_name", offsetof(struct pool_owner, pod_name), POOL_STR_MAX },
+	{ "pod_uid", offsetof(struct pool_owner, pod_uid), POOL_STR_MAX },
+};
+
+static int parse_owner_line(struct pool_owner *o, const char *key, const char *v)
+{
+	for (size_t i = 0; i < sizeof(owner_lines) / sizeof(owner_lines[0]); i++) {
+		if (strcmp(key, owner_lines[i].key))
+			continue;
+		if (strlen(v) >= owner_lines[i].size)
+			return -EBADMSG;
+		strcpy((char *)o + owner_lines[i].off, v);
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+static int lease_parse(char *buf, struct slease *s)
+{
+	struct pool_owner *o = &s->l.owner;
+	char *line, *save = NULL, *v;
+	int ret = 0;
+
+	memset(s, 0, sizeof(*s));
+	line = strtok_r(buf, "\n", &save);
+	if (!line || strcmp(line, LEASE_MAGIC))
+		return -EBADMSG;
+	while (!ret && (line = strtok_r(NULL, "\n", &save))) {
+		v = strchr(line, ' ');
+		if (!v)
+			return -EBADMSG;
+		*v++ = '\0';
+		if (!strcmp(line, "created"))
+			o->created = strtoll(v, NULL, 10);
+		else if (!strcmp(line, "addr"))
+			ret = parse_addr_line(v, s);
+		else
+			ret = parse_owner_line(o, line, v);
+	}
+	if (!ret && (!o->key.containerid[0] || !o->key.ifname[0] ||
+		     (o->cni_network[0] && !valid_id(o->cni_network))))
+		ret = -EBADMSG;
+	return ret;
+}
+
+/* 0, -ENOENT (err untouched), or a store error. The file must be about the
+ * attachment its name says. */
+static int lease_read(struct local *l, const char *name, struct slease *s, struct cni_err *err)
+{
+	char buf[FILE_MAX], want[NAME_MAX + 1];
+	int ret = read_file(l->dir[LEASES], name, buf, sizeof(buf));
+
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = lease_parse(buf, s);
+	if (!ret && (snprintf(want, sizeof(want), "%s:%s", s->l.owner.key.containerid,
+			      s->l.owner.key.ifname) >= (int)sizeof(want) || strcmp(want, name)))
+		ret = -EBADMSG;
+	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
 }
 
 static int lease_name(const struct pool_key *k, char *buf, size_t size, struct cni_err *err)
@@ -622,15 +656,67 @@ static int get_scope(struct local *l, const char *name, struct lidx **out, struc
 	return 0;
 }
 
+/* SIGALRM is there only to interrupt flock. */
+static void on_tick(int sig)
+{
+	(void)sig;
+}
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* flock has no timeout. While it waits, a SIGALRM every LOCK_TICK_MS (no
+ * SA_RESTART) interrupts it so that the deadline is checked: a periodic
+ * timer, because one alarm firing just before flock sleeps would be lost.
+ * The uncontended path is one non-blocking flock and no timer. */
+#define LOCK_TICK_MS 10
+
+static int lock_wait(struct local *l, struct cni_err *err)
+{
+	struct sigaction tick = { .sa_handler = on_tick }, old;
+	const struct itimerval every = { { 0, LOCK_TICK_MS * 1000 }, { 0, LOCK_TICK_MS * 1000 } };
+	const struct itimerval off = { { 0, 0 }, { 0, 0 } };
+	struct timespec t0;
+	long waited = 0;
+	int ret;
+
+	if (!flock(l->lockfd, LOCK_EX | LOCK_NB))
+		return 0;
+	if (errno != EWOULDBLOCK)
+		return fail(err, l, "cannot lock", "state", -errno);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	/* Neither call fails with these arguments. */
+	sigemptyset(&tick.sa_mask);
+	sigaction(SIGALRM, &tick, &old);
+	setitimer(ITIMER_REAL, &every, NULL);
+	while ((ret = flock(l->lockfd, LOCK_EX)) < 0 && errno == EINTR &&
+	       (waited = ms_since(&t0)) < l->timeout_ms)
+		;
+	ret = ret < 0 ? -errno : 0;
+	/* Disarmed before the old action is back: no tick arrives after. */
+	setitimer(ITIMER_REAL, &off, NULL);
+	sigaction(SIGALRM, &old, NULL);
+	if (ret == -EINTR) {
+		cni_err_set(err, CNI_ERR_TRY_AGAIN,
+			    "local store %s: waited %ld ms for its lock, try again",
+			    l->root, waited);
+		return -EAGAIN;
+	}
+	return ret ? fail(err, l, "cannot lock", "state", ret) : 0;
+}
+
 /* Takes the lock and makes index/ trustworthy. */
 static int begin(struct local *l, struct cni_err *err)
 {
-	int ret;
+	int ret = lock_wait(l, err);
 
-	while ((ret = flock(l->lockfd, LOCK_EX)) < 0 && errno == EINTR)
-		;
-	if (ret < 0)
-		return fail(err, l, "cannot lock", "state", -errno);
+	if (ret)
+		return ret;
 	if (index_clean(l))
 		return 0;
 	ret = rebuild(l, true, err);
@@ -956,12 +1042,10 @@ static int local_lookup(struct pool_store *st, const struct pool_key *key, struc
 	return ret;
 }
 
-static bool in_network(const struct slease *s, const char *network)
+/* GC's scope: a lease with no network recorded belongs to none. */
+static bool of_network(const struct slease *s, const char *cni_network)
 {
-	for (int i = 0; i < s->l.n_addrs; i++)
-		if (!strcmp(s->l.addrs[i].network, network))
-			return true;
-	return false;
+	return s->l.owner.cni_network[0] && !strcmp(s->l.owner.cni_network, cni_network);
 }
 
 /* The valid attachments as sorted lease names, for bsearch. */
@@ -984,7 +1068,7 @@ static int valid_names(const struct cni_attachment *valid, int n, char ***out)
 	return 0;
 }
 
-static int local_gc(struct pool_store *st, const char *network, const struct cni_attachment *valid,
+static int local_gc(struct pool_store *st, const char *cni_network, const struct cni_attachment *valid,
 		    int n_valid, struct cni_err *err)
 {
 	struct local *l = to_local(st);
@@ -1009,7 +1093,7 @@ static int local_gc(struct pool_store *st, const char *network, const struct cni
 		if (bsearch(&names[i], keep, (size_t)n_valid, sizeof(*keep), name_cmp))
 			continue;
 		ret = lease_read(l, names[i], &s, err);
-		if (!ret && in_network(&s, network))
+		if (!ret && of_network(&s, cni_network))
 			ret = release_locked(l, names[i], &s, err);
 	}
 	if (!ret)
@@ -1154,6 +1238,11 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	l->hold_seconds = cfg->hold_seconds;
 	l->nosync = cfg->nosync;
 	snprintf(l->root, sizeof(l->root), "%s", cfg->data_dir);
+	ret = pool_store_timeout(cfg->store, &l->timeout_ms, err);
+	if (ret) {
+		local_close(&l->base);
+		return ret;
+	}
 	read_boot_id(l->boot_id);
 	root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (root < 0 && errno == ENOENT) {

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The table of store backends and the open/close that pick one by name. */
+/* The table of store backends, the open/close that pick one by name, and the keys they share. */
 #include <errno.h>
 #include <string.h>
 #include "store.h"
@@ -26,4 +26,19 @@ void pool_store_close(struct pool_store *s)
 {
 	if (s)
 		s->ops->close(s);
+}
+
+int pool_store_timeout(const cJSON *store, int *out_ms, struct cni_err *err)
+{
+	const cJSON *t = cJSON_GetObjectItemCaseSensitive(store, "timeout_ms");
+
+	*out_ms = POOL_TIMEOUT_MS;
+	if (!t)
+		return 0;
+	if (!cJSON_IsNumber(t) || t->valuedouble < 100 || t->valuedouble > 600000) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid store.timeout_ms: need 100 to 600000");
+		return -EINVAL;
+	}
+	*out_ms = t->valueint;
+	return 0;
 }

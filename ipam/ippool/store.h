@@ -17,7 +17,9 @@
  *   the pool id is the range as written in normalized form ("10.56.0.0/16",
  *   "10.56.0.10-10.56.0.99/16").
  * - A lease is everything one attachment (containerID, ifname) holds: one
- *   address per range of the ADD that made it.
+ *   address per range of the ADD that made it. It records the CNI network
+ *   (the config's top-level "name") whose ADD made it: GC's scope. Leases
+ *   written before ippool recorded it have "" there, and GC never takes them.
  * - The uniqueness scope of an address: with shared = true
  *   (enable_overlapping_ranges, the default) it is (network, family): no two
  *   pools of a network ever hold the same address, however their ranges
@@ -86,6 +88,7 @@ struct pool_key {
 
 struct pool_owner {
 	struct pool_key key;
+	char cni_network[POOL_NAME_MAX];	/* the config's "name"; "" on old leases */
 	char pod_namespace[POOL_STR_MAX];	/* "" when CNI_ARGS lacks it */
 	char pod_name[POOL_STR_MAX];
 	char pod_uid[POOL_STR_MAX];
@@ -126,6 +129,12 @@ struct pool_store_cfg {
 	const cJSON *store;		/* the "store" object, NULL for the string form or absent;
 					 * borrowed for open only: copy what you keep */
 };
+
+/* The "timeout_ms" of a store object (NULL: absent): how long one command
+ * may wait on the store; 100 to 600000, default POOL_TIMEOUT_MS. Out of
+ * range or not a number: CNI_ERR_CONFIG. */
+#define POOL_TIMEOUT_MS 5000
+int pool_store_timeout(const cJSON *store, int *out_ms, struct cni_err *err);
 
 struct pool_store;
 
@@ -170,11 +179,13 @@ struct pool_store_ops {
 	int (*lookup)(struct pool_store *s, const struct pool_key *key,
 		      struct pool_lease *out, struct cni_err *err);
 
-	/* GC: releases, as release does, every lease holding an address in
-	 * network whose key is not among valid[0..n_valid). Leases of other
-	 * networks are untouched. Each lease's removal is atomic; gc as a whole
-	 * need not be (a killed gc is finished by the next one). */
-	int (*gc)(struct pool_store *s, const char *network,
+	/* GC: releases, as release does, every lease recorded under cni_network
+	 * whose key is not among valid[0..n_valid). Leases of other CNI networks,
+	 * whatever address space, pool or store they share with it, and leases
+	 * with no network recorded (""), are untouched. Each lease's removal is
+	 * atomic; gc as a whole need not be (a killed gc is finished by the next
+	 * one). A backend may narrow the scope further (etcd: this node's). */
+	int (*gc)(struct pool_store *s, const char *cni_network,
 		  const struct cni_attachment *valid, int n_valid, struct cni_err *err);
 
 	/* `ippool list`: info_fn for every pool_info, then lease_fn for every

@@ -32,7 +32,7 @@ struct estore {
 	struct etcd *e;
 	long hold_seconds;
 	unsigned int seed;
-	char node[256];		/* this node's hostname: GC judges its leases only */
+	char node[LAYOUT_NODE_MAX];	/* this node's hostname: GC judges its leases only */
 };
 
 static int oom(struct cni_err *err)
@@ -56,10 +56,16 @@ static int check_key(const struct pool_key *k, struct cni_err *err)
 	return -EINVAL;
 }
 
-static int read_lease(const struct etcd_kv *kv, struct pool_lease *l, char keys[][KEY_MAX],
-		      struct cni_err *err)
+/* The lease at kv, which must be about the attachment its key names. */
+static int read_lease(const struct estore *s, const struct etcd_kv *kv, struct pool_lease *l,
+		      char keys[][KEY_MAX], char node[LAYOUT_NODE_MAX], struct cni_err *err)
 {
-	return layout_parse_lease(kv->value, l, keys) ? corrupt(err, kv->key) : 0;
+	char key[KEY_MAX];
+
+	if (layout_parse_lease(kv->value, l, keys, node))
+		return corrupt(err, kv->key);
+	layout_owner_key(s->conf.prefix, &l->owner.key, key);
+	return strcmp(key, kv->key) ? corrupt(err, kv->key) : 0;
 }
 
 /* A transaction being built: compares, ops, and the strings they point to. */
@@ -233,11 +239,12 @@ static int read_infos(struct estore *s, const char *network, struct touch *t, si
 
 #define MAX_TOUCH 64
 
-/* One attempt at removing the lease kv: 1 = lost a compare, retry. */
+/* One attempt at removing the lease kv and its GC index key: 1 = lost a
+ * compare, retry. */
 static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_err *err)
 {
 	struct touch *t = calloc(MAX_TOUCH, sizeof(*t));
-	char keys[POOL_MAX_RANGES][KEY_MAX];
+	char keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX], gc_key[KEY_MAX];
 	struct pool_lease l;
 	struct etcd_kvs cur = { 0 };
 	struct tb tb = { 0 };
@@ -245,7 +252,7 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 	bool ok, done = false;
 	int ret, j;
 
-	ret = t ? read_lease(kv, &l, keys, err) : oom(err);
+	ret = t ? read_lease(s, kv, &l, keys, node, err) : oom(err);
 	for (j = 0; !ret && j < l.n_addrs; j++) {
 		/* Each network once: its infos are all read at the first address. */
 		for (i = 0; i < (size_t)j && strcmp(l.addrs[i].network, l.addrs[j].network); i++)
@@ -254,6 +261,11 @@ static int release_once(struct estore *s, const struct etcd_kv *kv, struct cni_e
 			ret = read_infos(s, l.addrs[j].network, t, MAX_TOUCH, &n, err);
 	}
 	ok = !ret && tb_cmp_mod(&tb, kv->key, kv->mod_rev) && tb_write(&tb, kv->key, NULL, true);
+	/* Leases of older versions have no index key. */
+	if (ok && l.owner.cni_network[0] && node[0]) {
+		layout_gc_key(s->conf.prefix, node, &l.owner, gc_key);
+		ok = tb_write(&tb, gc_key, NULL, true);
+	}
 	for (j = 0; ok && j < l.n_addrs; j++) {
 		ret = get_one(s, keys[j], &cur, err);
 		if (ret)
@@ -559,6 +571,7 @@ struct snap {
 	struct etcd_kvs kvs[SNAP_MAX];
 	struct etcd_op reads[SNAP_MAX];
 	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
+	char gc_key[KEY_MAX];	/* the lease's GC index key, "" without a CNI network */
 	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
 	pool_u128 from[POOL_MAX_RANGES];
 };
@@ -596,7 +609,8 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 		strcpy(keys[i], p[i].key);
 	}
 	ok = tb_cmp_mod(&tb, sn->keys[0], 0) &&
-	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false);
+	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false) &&
+	     (!sn->gc_key[0] || tb_write(&tb, sn->gc_key, strdup("{}"), false));
 	for (i = 0; ok && i < n; i++) {
 		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
 		     tb_write(&tb, p[i].key, layout_addr_value(&owner->key, r[i].pool, r[i].family,
@@ -653,13 +667,13 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 			const struct pool_range *r, int n, struct snap *sn, unsigned int lost,
 			struct pool_lease *out, struct cni_err *err)
 {
-	char keys[POOL_MAX_RANGES][KEY_MAX];
+	char keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
 	struct pick p[POOL_MAX_RANGES] = { 0 };
 	bool done = false;
 	int i, ret;
 
 	if (sn->kvs[0].n) {
-		ret = read_lease(&sn->kvs[0].kv[0], out, keys, err);
+		ret = read_lease(s, &sn->kvs[0].kv[0], out, keys, node, err);
 		if (ret || lease_fits(out, r, n))
 			return ret;
 		ret = release_key(s, &owner->key, err);
@@ -701,6 +715,8 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 		return -EINVAL;
 	}
 	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
+	if (owner->cni_network[0])
+		layout_gc_key(s->conf.prefix, s->node, owner, sn.gc_key);
 	for (i = 0; i < n; i++)
 		layout_info_key(s->conf.prefix, r[i].network, r[i].pool, sn.keys[1 + i]);
 	for (i = 0; i <= n; i++)
@@ -730,7 +746,7 @@ static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct poo
 		     struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
-	char key[KEY_MAX], keys[POOL_MAX_RANGES][KEY_MAX];
+	char key[KEY_MAX], keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
 	struct etcd_kvs kvs;
 	int ret;
 
@@ -739,14 +755,14 @@ static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct poo
 	layout_owner_key(s->conf.prefix, k, key);
 	ret = get_one(s, key, &kvs, err);
 	if (!ret)
-		ret = kvs.n ? read_lease(&kvs.kv[0], out, keys, err) : -ENOENT;
+		ret = kvs.n ? read_lease(s, &kvs.kv[0], out, keys, node, err) : -ENOENT;
 	etcd_kvs_release(&kvs);
 	return ret;
 }
 
 typedef int (*kv_fn)(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err);
 
-/* Calls fn for every key under P/<dir>/, a page at a time. */
+/* Calls fn for every key under dir (ending in '/'), a page at a time. */
 static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, struct cni_err *err)
 {
 	char start[KEY_MAX + 1], *end = NULL;
@@ -754,7 +770,7 @@ static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, stru
 	size_t i;
 	int ret;
 
-	snprintf(start, KEY_MAX, "%s/%s/", s->conf.prefix, dir);
+	snprintf(start, KEY_MAX, "%s", dir);
 	ret = etcd_prefix_end(start, &end);
 	if (ret)
 		return oom(err);
@@ -774,45 +790,102 @@ static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, stru
 	return ret;
 }
 
-struct gc_arg {
-	const char *network;
-	const struct cni_attachment *valid;
-	int n_valid;
-};
-
-static int gc_one(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+static void store_dir(const struct estore *s, const char *what, char *out)
 {
-	char keys[POOL_MAX_RANGES][KEY_MAX];
-	const struct gc_arg *g = arg;
-	struct pool_lease l;
-	bool ours = false;
-	int i, ret;
-
-	/* valid-attachments lists what this node's runtime knows: other
-	 * nodes' leases are not its to judge. */
-	if (!layout_lease_on(kv->value, s->node))
-		return 0;
-	ret = read_lease(kv, &l, keys, err);
-	if (ret)
-		return ret;
-	for (i = 0; i < l.n_addrs; i++)
-		ours |= !strcmp(l.addrs[i].network, g->network);
-	for (i = 0; ours && i < g->n_valid; i++)
-		if (!strcmp(g->valid[i].containerid, l.owner.key.containerid) &&
-		    !strcmp(g->valid[i].ifname, l.owner.key.ifname))
-			return 0;
-	if (!ours)
-		return 0;
-	log_info("etcd store: gc releases %s/%s", l.owner.key.containerid, l.owner.key.ifname);
-	return release_key(s, &l.owner.key, err);
+	snprintf(out, KEY_MAX, "%s/%s/", s->conf.prefix, what);
 }
 
-static int op_gc(struct pool_store *ps, const char *network, const struct cni_attachment *valid,
+struct gc_arg {
+	const char *cni_network;
+	const struct cni_attachment *valid;
+	int n_valid;
+	char dir[KEY_MAX];	/* of this node's index entries in cni_network */
+};
+
+static bool is_valid(const struct gc_arg *g, const struct pool_key *k)
+{
+	for (int i = 0; i < g->n_valid; i++)
+		if (!strcmp(g->valid[i].containerid, k->containerid) &&
+		    !strcmp(g->valid[i].ifname, k->ifname))
+			return true;
+	return false;
+}
+
+/* Deletes an index entry whose lease is gone or another's, if the lease key
+ * is still as read (mod 0: absent). 1 = lost a compare. */
+static int drop_entry(struct estore *s, const char *entry, const char *lease_key, int64_t mod,
+		      struct cni_err *err)
+{
+	struct etcd_cmp cmp = { .key = lease_key, .target = ETCD_MOD, .rev = mod };
+	struct etcd_op del = { .type = ETCD_DELETE, .key = entry };
+	struct etcd_txn txn = { &cmp, 1, &del, 1, NULL, 0 };
+	bool done = false;
+	int ret;
+
+	log_info("etcd store: gc drops the stale index entry %s", entry);
+	ret = etcd_txn(s->e, &txn, &done, NULL, 0, err);
+	return ret ? ret : !done;
+}
+
+/* One attempt at one index entry: its lease is released, as DEL does, when
+ * it is still this network's lease made on this node; else the entry is
+ * stale (a version without the index released the lease, or made another
+ * one for the attachment) and goes. 1 = lost a race. */
+static int gc_once(struct estore *s, const struct gc_arg *g, const char *entry,
+		   const char *lease_key, const struct etcd_kvs *lease, struct cni_err *err)
+{
+	char keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
+	struct pool_lease l;
+	int ret;
+
+	if (!lease->n)
+		return drop_entry(s, entry, lease_key, 0, err);
+	ret = read_lease(s, &lease->kv[0], &l, keys, node, err);
+	if (ret)
+		return ret;
+	if (strcmp(l.owner.cni_network, g->cni_network) || strcmp(node, s->node))
+		return drop_entry(s, entry, lease_key, lease->kv[0].mod_rev, err);
+	log_info("etcd store: gc releases %s/%s", l.owner.key.containerid, l.owner.key.ifname);
+	return release_once(s, &lease->kv[0], err);
+}
+
+static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+{
+	const struct gc_arg *g = arg;
+	char key[KEY_MAX];
+	struct etcd_kvs lease;
+	struct pool_key k;
+	unsigned int attempt;
+	int ret;
+
+	if (layout_gc_parse(g->dir, kv->key, &k))
+		return corrupt(err, kv->key);
+	if (is_valid(g, &k))
+		return 0;
+	layout_owner_key(s->conf.prefix, &k, key);
+	for (attempt = 0; etcd_remaining_ms(s->e) > 0; attempt++) {
+		ret = get_one(s, key, &lease, err);
+		if (ret)
+			return ret;
+		ret = gc_once(s, g, kv->key, key, &lease, err);
+		etcd_kvs_release(&lease);
+		if (ret <= 0)
+			return ret;
+		backoff(s, attempt);
+	}
+	return contention(s, key, err);
+}
+
+/* Reads only this node's index entries of the network, not every lease of
+ * the cluster (README, "How a change is made": measured). */
+static int op_gc(struct pool_store *ps, const char *cni_network, const struct cni_attachment *valid,
 		 int n_valid, struct cni_err *err)
 {
-	struct gc_arg g = { network, valid, n_valid };
+	struct estore *s = (struct estore *)ps;
+	struct gc_arg g = { cni_network, valid, n_valid, "" };
 
-	return for_each((struct estore *)ps, "o", gc_one, &g, err);
+	layout_gc_dir(s->conf.prefix, s->node, cni_network, g.dir);
+	return for_each(s, g.dir, gc_entry, &g, err);
 }
 
 struct list_arg {
@@ -835,13 +908,12 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 
 static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
 {
-	char keys[POOL_MAX_RANGES][KEY_MAX];
+	char keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
 	const struct list_arg *la = arg;
 	struct pool_lease l;
 	int ret;
 
-	(void)s;
-	ret = read_lease(kv, &l, keys, err);
+	ret = read_lease(s, kv, &l, keys, node, err);
 	return ret ? ret : la->lease_fn(&l, la->arg);
 }
 
@@ -850,12 +922,15 @@ static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn le
 {
 	struct estore *s = (struct estore *)ps;
 	struct list_arg la = { info_fn, lease_fn, arg };
+	char dir[KEY_MAX];
 	int ret = 0;
 
+	store_dir(s, "i", dir);
 	if (info_fn)
-		ret = for_each(s, "i", list_info, &la, err);
+		ret = for_each(s, dir, list_info, &la, err);
+	store_dir(s, "o", dir);
 	if (!ret && lease_fn)
-		ret = for_each(s, "o", list_lease, &la, err);
+		ret = for_each(s, dir, list_lease, &la, err);
 	return ret;
 }
 

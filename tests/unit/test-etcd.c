@@ -2,6 +2,7 @@
 /* Unit tests for the etcd gateway client: request JSON, answers, config, backoff. */
 #include <check.h>
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
@@ -258,7 +259,7 @@ START_TEST(conf_defaults)
 
 	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
 	ck_assert_str_eq(conf.prefix, "/p");
-	ck_assert_int_eq(conf.timeout_ms, ETCD_DEFAULT_TIMEOUT_MS);
+	ck_assert_int_eq(conf.timeout_ms, POOL_TIMEOUT_MS);
 	ck_assert_str_eq(conf.username, "u");
 	ck_assert_str_eq(conf.password, "pw");
 	ck_assert_str_eq(conf.cacert, "/ca");
@@ -391,10 +392,10 @@ START_TEST(lease_round_trip)
 {
 	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX] = { "/p/n/_/v4/c0000201",
 						       "/p/n/_/v6/20010db8000000000000000000000002" };
-	char back_keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX];
+	char back_keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
 	struct pool_lease l = {
-		.owner = { .key = { "c1", "net1" }, .pod_namespace = "ns", .pod_name = "p",
-			   .pod_uid = "u", .created = 1796034403 },
+		.owner = { .key = { "c1", "net1" }, .cni_network = "rail-1", .pod_namespace = "ns",
+			   .pod_name = "p", .pod_uid = "u", .created = 1796034403 },
 		.addrs = { { "_", "192.0.2.0/24", AF_INET, 24, 0xc0000201 },
 			   { "_", "2001:db8::/64", AF_INET6, 64,
 			     ((pool_u128)0x20010db8 << 96) | 2 } },
@@ -403,8 +404,10 @@ START_TEST(lease_round_trip)
 	char *v = layout_lease_value(&l, keys, "node-1");
 
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys), 0);
+	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys, node), 0);
 	ck_assert_str_eq(back.owner.key.containerid, "c1");
+	ck_assert_str_eq(back.owner.cni_network, "rail-1");
+	ck_assert_str_eq(node, "node-1");
 	ck_assert_str_eq(back.owner.pod_uid, "u");
 	ck_assert_int_eq(back.owner.created, 1796034403);
 	ck_assert_int_eq(back.n_addrs, 2);
@@ -412,11 +415,105 @@ START_TEST(lease_round_trip)
 	ck_assert_int_eq(back.addrs[1].family, AF_INET6);
 	ck_assert_int_eq(back.addrs[1].prefix_len, 64);
 	ck_assert_str_eq(back_keys[1], keys[1]);
-	ck_assert(layout_lease_on(v, "node-1"));
-	ck_assert(!layout_lease_on(v, "node-2"));
 	free(v);
-	ck_assert_int_eq(layout_parse_lease("{\"containerID\":\"c1\"}", &back, back_keys), -EINVAL);
-	ck_assert_int_eq(layout_parse_lease("garbage", &back, back_keys), -EINVAL);
+	/* without a network: no cniNetwork written */
+	l.owner.cni_network[0] = '\0';
+	v = layout_lease_value(&l, keys, "node-1");
+	ck_assert_ptr_null(strstr(v, "cniNetwork"));
+	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys, node), 0);
+	ck_assert_str_eq(back.owner.cni_network, "");
+	free(v);
+	ck_assert_int_eq(layout_parse_lease("{\"containerID\":\"c1\"}", &back, back_keys, node), -EINVAL);
+	ck_assert_int_eq(layout_parse_lease("garbage", &back, back_keys, node), -EINVAL);
+}
+END_TEST
+
+/* Leases as older versions wrote them (no node, no cniNetwork) and damaged ones. */
+#define LEASE_HEAD "{\"containerID\":\"c1\",\"ifname\":\"net1\",\"podNamespace\":\"\",\"podName\":\"\"," \
+		   "\"podUID\":\"\",\"created\":1,\"addrs\":[]"
+static const struct {
+	const char *value;
+	int ret;
+	const char *cni_network, *node;
+} leases[] = {
+	{ LEASE_HEAD "}", 0, "", "" },
+	{ LEASE_HEAD ",\"node\":\"gpu-1\"}", 0, "", "gpu-1" },
+	{ LEASE_HEAD ",\"node\":\"gpu-1\",\"cniNetwork\":\"rail-3\"}", 0, "rail-3", "gpu-1" },
+	{ LEASE_HEAD ",\"cniNetwork\":\"../x\"}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"cniNetwork\":\"\"}", 0, "", "" },
+	{ LEASE_HEAD ",\"cniNetwork\":7}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"node\":null}", -EINVAL, NULL, NULL },
+};
+
+START_TEST(lease_versions)
+{
+	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
+	struct pool_lease l;
+
+	ck_assert_int_eq(layout_parse_lease(leases[_i].value, &l, keys, node), leases[_i].ret);
+	if (leases[_i].ret)
+		return;
+	ck_assert_str_eq(l.owner.cni_network, leases[_i].cni_network);
+	ck_assert_str_eq(node, leases[_i].node);
+}
+END_TEST
+
+START_TEST(gc_keys)
+{
+	struct pool_owner o = { .key = { "6c1d", "net3" }, .cni_network = "rail-3" };
+	char dir[LAYOUT_KEY_MAX], key[LAYOUT_KEY_MAX];
+	struct pool_key k;
+
+	layout_gc_dir("/ippool", "gpu-017", "rail-3", dir);
+	ck_assert_str_eq(dir, "/ippool/g/gpu-017/rail-3/");
+	layout_gc_key("/ippool", "gpu-017", &o, key);
+	ck_assert_str_eq(key, "/ippool/g/gpu-017/rail-3/6c1d/net3");
+	ck_assert_int_eq(layout_gc_parse(dir, key, &k), 0);
+	ck_assert_str_eq(k.containerid, "6c1d");
+	ck_assert_str_eq(k.ifname, "net3");
+	/* a network's directory never holds another's: names end at '/' */
+	layout_gc_dir("/ippool", "gpu-017", "rail-3x", dir);
+	ck_assert_int_eq(strncmp(key, dir, strlen(dir)) == 0, 0);
+}
+END_TEST
+
+/* The longest names still make a whole key. */
+START_TEST(gc_key_longest)
+{
+	struct pool_owner o = { .key.ifname = "123456789012345" };
+	char prefix[ETCD_STR_MAX], node[HOST_NAME_MAX + 1], key[LAYOUT_KEY_MAX];
+
+	memset(prefix, 'p', sizeof(prefix) - 1);
+	prefix[sizeof(prefix) - 1] = '\0';
+	memset(node, 'h', sizeof(node) - 1);
+	node[sizeof(node) - 1] = '\0';
+	memset(o.cni_network, 'n', sizeof(o.cni_network) - 1);
+	memset(o.key.containerid, 'c', sizeof(o.key.containerid) - 1);
+	layout_gc_key(prefix, node, &o, key);
+	ck_assert_int_eq(strlen(key), ETCD_STR_MAX - 1 + 3 + HOST_NAME_MAX + 1 + POOL_NAME_MAX - 1 + 1 +
+			 POOL_NAME_MAX - 1 + 1 + 15);
+	ck_assert_str_eq(key + strlen(key) - 16, "/123456789012345");
+}
+END_TEST
+
+/* Index keys that do not name one valid attachment under the directory. */
+static const char *const bad_gc_keys[] = {
+	"/ippool/g/gpu-017/rail-3/6c1d",
+	"/ippool/g/gpu-017/rail-3/6c1d/",
+	"/ippool/g/gpu-017/rail-3//net3",
+	"/ippool/g/gpu-017/rail-3/6c1d/net3/x",
+	"/ippool/g/gpu-017/rail-3/../net3",
+	"/ippool/g/gpu-017/rail-3/6c1d/a:b",
+	"/ippool/g/gpu-017/rail-3/6c1d/1234567890123456",
+	"/ippool/g/gpu-017/rail-4/6c1d/net3",
+	"/ippool/g/gpu-017/rail-3",
+};
+
+START_TEST(gc_key_bad)
+{
+	struct pool_key k;
+
+	ck_assert_int_eq(layout_gc_parse("/ippool/g/gpu-017/rail-3/", bad_gc_keys[_i], &k), -EINVAL);
 }
 END_TEST
 
@@ -482,6 +579,10 @@ int main(void)
 	tcase_add_test(tc, hex_v6_and_bad_input);
 	tcase_add_test(tc, keys_by_scope);
 	tcase_add_test(tc, lease_round_trip);
+	tcase_add_loop_test(tc, lease_versions, 0, sizeof(leases) / sizeof(leases[0]));
+	tcase_add_test(tc, gc_keys);
+	tcase_add_test(tc, gc_key_longest);
+	tcase_add_loop_test(tc, gc_key_bad, 0, sizeof(bad_gc_keys) / sizeof(bad_gc_keys[0]));
 	tcase_add_test(tc, info_round_trip);
 	tcase_add_test(tc, holds_block_until_they_run_out);
 	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));

@@ -5,6 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
+#include <time.h>
 #include <unistd.h>
 #include "range.h"
 #include "store.h"
@@ -16,14 +18,26 @@ static char dir[64];
 static struct pool_store *st;
 static struct pool_span skips[4][RANGE_MAX_SKIP];
 
-static struct pool_store *open_store(long hold)
+/* The local store under dir, with a store object (NULL: none). */
+static int open_with(long hold, const char *store_json, struct pool_store **s, struct cni_err *err)
 {
 	struct pool_store_cfg cfg = { .hold_seconds = hold };
+	cJSON *obj = store_json ? cJSON_Parse(store_json) : NULL;
+	int ret;
+
+	snprintf(cfg.data_dir, sizeof(cfg.data_dir), "%s/store", dir);
+	cfg.store = obj;
+	ret = pool_store_open("local", &cfg, s, err);
+	cJSON_Delete(obj);
+	return ret;
+}
+
+static struct pool_store *open_store(long hold)
+{
 	struct pool_store *s = NULL;
 	struct cni_err err = { 0 };
 
-	snprintf(cfg.data_dir, sizeof(cfg.data_dir), "%s/store", dir);
-	ck_assert_msg(pool_store_open("local", &cfg, &s, &err) == 0, "%s", err.msg);
+	ck_assert_msg(open_with(hold, NULL, &s, &err) == 0, "%s", err.msg);
 	return s;
 }
 
@@ -54,11 +68,15 @@ static struct pool_range range(int slot, const char *network, const char *cidr, 
 	return r;
 }
 
+/* An attachment of CNI network "A" unless reserve_in says otherwise. */
+static const char *cni_network = "A";
+
 static struct pool_owner owner(const char *cid)
 {
 	struct pool_owner o = { .key.ifname = "net1", .created = 1 };
 
 	snprintf(o.key.containerid, sizeof(o.key.containerid), "%s", cid);
+	snprintf(o.cni_network, sizeof(o.cni_network), "%s", cni_network);
 	snprintf(o.pod_name, sizeof(o.pod_name), "pod-%s", cid);
 	return o;
 }
@@ -162,24 +180,210 @@ START_TEST(test_scopes)
 }
 END_TEST
 
+static const char *addr_in(const char *cni, const char *cid, const struct pool_range *r)
+{
+	const char *a;
+
+	cni_network = cni;
+	a = addr_of(cid, r, 1);
+	cni_network = "A";
+	return a;
+}
+
+static bool has_lease(const char *cid)
+{
+	struct pool_key k = owner(cid).key;
+	struct pool_lease l;
+	struct cni_err err = { 0 };
+	int ret = st->ops->lookup(st, &k, &l, &err);
+
+	ck_assert_msg(ret == 0 || ret == -ENOENT, "lookup %s: %s", cid, err.msg);
+	return !ret;
+}
+
+/* "a b c": which of the attachments a..f hold a lease. */
+static const char *leases_held(void)
+{
+	static char out[32];
+
+	out[0] = '\0';
+	for (const char *c = "abcdef"; *c; c++) {
+		char cid[2] = { *c, 0 };
+
+		if (has_lease(cid))
+			snprintf(out + strlen(out), sizeof(out) - strlen(out), "%s%s", out[0] ? " " : "", cid);
+	}
+	return out;
+}
+
+/* An old lease file (no CNI network recorded) for cid, holding addr in
+ * network "n"; the index is marked for a rebuild as after a crash. */
+static void old_lease(const char *cid, const char *addr)
+{
+	char path[128], text[512];
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/store/leases/%s:net1", dir, cid);
+	snprintf(text, sizeof(text), "ippool-lease 1\ncontainerid %s\nifname net1\npod_namespace \n"
+		 "pod_name \npod_uid \ncreated 1\naddr n 192.0.2.0/24 24 1 %s\n", cid, addr);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(text, f);
+	fclose(f);
+	snprintf(path, sizeof(path), "%s/store/state", dir);
+	ck_assert_int_eq(truncate(path, 0), 0);
+}
+
+/* GC's scope is the CNI network, not the address space (network_name) nor
+ * the store: A and B share both here. */
 START_TEST(test_gc)
 {
 	struct pool_range n = range(0, "n", "192.0.2.0/24", true), m = range(1, "m", "198.51.100.0/24", true);
 	struct cni_attachment valid[] = { { "b", "net1" } };
+	struct pool_key k = owner("e").key;
+	struct cni_err err = { 0 };
+
+	ck_assert_str_eq(addr_in("A", "a", &n), "192.0.2.1");
+	ck_assert_str_eq(addr_in("A", "b", &n), "192.0.2.2");
+	ck_assert_str_eq(addr_in("B", "c", &n), "192.0.2.3");
+	ck_assert_str_eq(addr_in("B", "d", &m), "198.51.100.1");
+	old_lease("e", "192.0.2.4");
+	ck_assert_int_eq(st->ops->gc(st, "A", valid, 1, &err), 0);
+	ck_assert_str_eq(leases_held(), "b c d e");
+	/* the freed address goes to the next ADD, whatever its network; no held one does */
+	ck_assert_str_eq(addr_in("B", "f", &n), "192.0.2.1");
+	ck_assert_str_eq(addr_in("B", "a", &n), "192.0.2.5");
+	ck_assert_int_eq(st->ops->gc(st, "B", valid, 1, &err), 0);
+	ck_assert_str_eq(leases_held(), "b e");
+	ck_assert_int_eq(st->ops->gc(st, "", NULL, 0, &err), 0);
+	ck_assert_int_eq(st->ops->gc(st, "A", NULL, 0, &err), 0);
+	ck_assert_str_eq(leases_held(), "e");
+	/* the old lease: readable, never GC's, released by DEL */
+	ck_assert_str_eq(addr_in("A", "a", &n), "192.0.2.1");
+	ck_assert_int_eq(st->ops->release(st, &k, &err), 0);
+	ck_assert_str_eq(leases_held(), "a");
+	ck_assert_str_eq(addr_in("A", "b", &n), "192.0.2.2");
+	ck_assert_str_eq(addr_in("A", "c", &n), "192.0.2.3");
+	ck_assert_str_eq(addr_in("A", "d", &n), "192.0.2.4");
+}
+END_TEST
+
+/* Damaged lease files are store errors naming the file, never trusted. */
+static const struct {
+	const char *file, *text;
+} bad_leases[] = {
+	{ "a:net1", "ippool-lease 1\ncontainerid a\nifname net1\ncni_network ../x\naddr n 192.0.2.0/24 24 1 192.0.2.9\n" },
+	{ "a:net1", "ippool-lease 1\ncontainerid b\nifname net1\ncni_network A\naddr n 192.0.2.0/24 24 1 192.0.2.9\n" },
+	{ "a:net1", "ippool-lease 1\ncontainerid a\nifname net1\nwho knows\n" },
+	{ "a:net1", "ippool-lease 1\ncontainerid a\nifname net1\npod_uid "
+		    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+		    "0123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789"
+		    "0123456789012345678901234567890123456789012345678901234567890123456789\n" },
+};
+
+START_TEST(test_bad_lease)
+{
+	struct pool_key k = owner("a").key;
 	struct pool_lease l;
 	struct cni_err err = { 0 };
-	struct pool_key k;
+	char path[128];
+	FILE *f;
 
-	addr_of("a", &n, 1);
-	addr_of("b", &n, 1);
-	addr_of("c", &m, 1);
-	ck_assert_int_eq(st->ops->gc(st, "n", valid, 1, &err), 0);
-	k = owner("a").key;
-	ck_assert_int_eq(st->ops->lookup(st, &k, &l, &err), -ENOENT);
-	k = owner("b").key;
-	ck_assert_int_eq(st->ops->lookup(st, &k, &l, &err), 0);
-	k = owner("c").key;
-	ck_assert_int_eq(st->ops->lookup(st, &k, &l, &err), 0);
+	snprintf(path, sizeof(path), "%s/store/leases/%s", dir, bad_leases[_i].file);
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fputs(bad_leases[_i].text, f);
+	fclose(f);
+	ck_assert_int_eq(st->ops->lookup(st, &k, &l, &err), -EBADMSG);
+	ck_assert_int_eq(err.code, CNI_ERR_STORE);
+	ck_assert_msg(strstr(err.msg, "cannot read lease a:net1: Bad message"), "%s", err.msg);
+	err = (struct cni_err){ 0 };
+	ck_assert_int_eq(st->ops->gc(st, "A", NULL, 0, &err), -EBADMSG);
+	ck_assert_int_eq(err.code, CNI_ERR_STORE);
+}
+END_TEST
+
+static long ms_since(const struct timespec *t0)
+{
+	struct timespec now;
+
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
+}
+
+/* Every op that takes the lock gives up after timeout_ms with code 11. */
+static int op_reserve(struct pool_store *s, struct cni_err *err)
+{
+	struct pool_range r = range(0, "n", "192.0.2.0/24", true);
+	struct pool_owner o = owner("a");
+	struct pool_lease l;
+
+	return s->ops->reserve(s, &o, &r, 1, &l, err);
+}
+
+static int op_release(struct pool_store *s, struct cni_err *err)
+{
+	struct pool_key k = owner("a").key;
+
+	return s->ops->release(s, &k, err);
+}
+
+static int op_gc(struct pool_store *s, struct cni_err *err)
+{
+	return s->ops->gc(s, "A", NULL, 0, err);
+}
+
+static int op_status(struct pool_store *s, struct cni_err *err)
+{
+	return s->ops->status(s, err);
+}
+
+static int (*const locked_ops[])(struct pool_store *s, struct cni_err *err) = {
+	op_reserve, op_release, op_gc, op_status,
+};
+
+START_TEST(test_lock_bound)
+{
+	struct pool_store *s = NULL;
+	struct cni_err err = { 0 };
+	struct timespec t0;
+	char path[128], want[192];
+	long took;
+	int fd;
+
+	ck_assert_int_eq(open_with(0, "{\"type\":\"local\",\"timeout_ms\":300}", &s, &err), 0);
+	snprintf(path, sizeof(path), "%s/store/state", dir);
+	fd = open(path, O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	ck_assert_int_eq(locked_ops[_i](s, &err), -EAGAIN);
+	took = ms_since(&t0);
+	ck_assert_int_eq(err.code, CNI_ERR_TRY_AGAIN);
+	snprintf(want, sizeof(want), "local store %s/store: waited ", dir);
+	ck_assert_msg(strstr(err.msg, want) && strstr(err.msg, " ms for its lock, try again"), "%s", err.msg);
+	ck_assert_msg(took >= 300 && took < 3000, "gave up after %ld ms", took);
+	/* the lock free again, the same handle works */
+	close(fd);
+	err = (struct cni_err){ 0 };
+	ck_assert_msg(locked_ops[_i](s, &err) == 0, "%s", err.msg);
+	pool_store_close(s);
+}
+END_TEST
+
+static const char *const bad_timeouts[] = { "0", "99", "600001", "\"5\"" };
+
+START_TEST(test_bad_timeout)
+{
+	struct pool_store *s = (struct pool_store *)1;
+	struct cni_err err = { 0 };
+	char json[64];
+
+	snprintf(json, sizeof(json), "{\"type\":\"local\",\"timeout_ms\":%s}", bad_timeouts[_i]);
+	ck_assert_int_eq(open_with(0, json, &s, &err), -EINVAL);
+	ck_assert_ptr_null(s);
+	ck_assert_int_eq(err.code, CNI_ERR_CONFIG);
+	ck_assert_str_eq(err.msg, "invalid store.timeout_ms: need 100 to 600000");
 }
 END_TEST
 
@@ -284,6 +488,9 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_want);
 	tcase_add_loop_test(tc, test_scopes, 0, N(scopes));
 	tcase_add_test(tc, test_gc);
+	tcase_add_loop_test(tc, test_bad_lease, 0, N(bad_leases));
+	tcase_add_loop_test(tc, test_lock_bound, 0, N(locked_ops));
+	tcase_add_loop_test(tc, test_bad_timeout, 0, N(bad_timeouts));
 	tcase_add_test(tc, test_list);
 	tcase_add_test(tc, test_hold);
 	tcase_add_loop_test(tc, test_rebuild, 0, N(damages));

@@ -12,7 +12,7 @@ UNSHARE=(unshare -u)
 
 etcd_use_env || exit 1
 EP=$IPPOOL_TEST_ETCD
-S=$(estore "[\"$EP\"]" "$PFX")
+S=$(estore "[\"$EP\"]" "$PFX" '"timeout_ms":60000')
 REAL=$IPPOOL
 
 # A node: ippool run under the node's own hostname.
