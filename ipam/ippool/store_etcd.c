@@ -858,8 +858,10 @@ static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struc
 	unsigned int attempt;
 	int ret;
 
-	if (layout_gc_parse(g->dir, kv->key, &k))
-		return corrupt(err, kv->key);
+	if (layout_gc_parse(g->dir, kv->key, &k)) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: malformed GC index key %s", kv->key);
+		return -EIO;
+	}
 	if (is_valid(g, &k))
 		return 0;
 	layout_owner_key(s->conf.prefix, &k, key);

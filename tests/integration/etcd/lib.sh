@@ -37,16 +37,29 @@ dump() {
 		jq -c '[.kvs[]? | {k: (.key | @base64d), v: (.value | @base64d | fromjson)}]'
 }
 
+# put ENDPOINT KEY VALUE: one key written as an operator (or another version) would.
+put() {
+	curl -sf -m 10 -X POST "$1/v3/kv/put" -d "{\"key\":\"$(b64 "$2")\",\"value\":\"$(b64 "$3")\"}" >/dev/null
+}
+
+# index ENDPOINT PREFIX: GC's index keys under PREFIX/g/, sorted, space-separated.
+index() {
+	dump "$1" "$2" | jq -r --arg p "$2/g/" '.[] | select(.k | startswith($p)) | .k' | sort | tr '\n' ' '
+}
+
 # held ENDPOINT PREFIX: the addresses held by an attachment, sorted.
 held() {
 	dump "$1" "$2" | jq -r '.[] | select(.k | test("/n/")) | select(.v.containerID) | .v.address' | sort
 }
 
 # consistent ENDPOINT PREFIX: every held address belongs to the lease of its
-# holder, every lease's addresses are held by it, no address in two leases.
+# holder, every lease's addresses are held by it, no address in two leases,
+# and GC's index has exactly one entry per lease that records its network.
 consistent() {
 	dump "$1" "$2" | jq -e --arg p "$2" '
 		(map(select(.k | test("/o/"))) | map({key: .k, value: .v}) | from_entries) as $leases |
+		([$leases[] | select(.cniNetwork) | "\($p)/g/\(.node)/\(.cniNetwork)/\(.containerID)/\(.ifname)"] | sort) ==
+		(map(select(.k | startswith($p + "/g/")) | .k) | sort) and
 		map(select((.k | test("/n/")) and .v.containerID)) as $held |
 		([$held[] | . as $h | $leases[$p + "/o/" + $h.v.containerID + "/" + $h.v.ifname] |
 		  select(. == null or ([.addrs[].key] | index($h.k) | not))] | length == 0) and

@@ -60,6 +60,32 @@ run ADD "$(conf ne '{"type":"ippool","store":{"type":"etcd","endpoints":["127.0.
 ok "an endpoint without scheme is a config error (7) naming it" \
 	test "$(code)" = 7 -a -n "$(msg | grep -F 127.0.0.1:2379)"
 
+# GC's index: one entry per lease, written and removed with it
+S=$(estore "[\"$EP\"]" "$PFX/idx")
+R1=$(conf rail-1 '{"type":"ippool","store":'$S',"range":"198.51.100.0/24"}')
+R2=$(conf rail-2 '{"type":"ippool","store":'$S',"range":"198.51.100.0/24"}')
+G=$PFX/idx/g/$(hostname)
+run ADD "$R1" i1
+ok "ADD writes the lease and its index entry" test "$RC" -eq 0 -a "$(index "$EP" "$PFX/idx")" = "$G/rail-1/i1/net1 "
+run DEL "$R1" i1
+ok "DEL removes both" test "$RC" -eq 0 -a -z "$(index "$EP" "$PFX/idx")" -a -z "$(held "$EP" "$PFX/idx")"
+
+# stale entries (a version without the index released or remade the lease) go at GC
+run ADD "$R1" i2
+run ADD "$R2" i3
+put "$EP" "$G/rail-1/gone/net1" '{}'
+put "$EP" "$G/rail-1/i3/net1" '{}'
+run GC "$(jq -c '. + {"cni.dev/valid-attachments": [{"containerID":"i2","ifname":"net1"}]}' <<<"$(conf rail-1 "$(jq -c .ipam <<<"$R1")" 1.1.0)")" unused
+ok "GC with stale index entries succeeds" test "$RC" -eq 0
+ok "it dropped them and kept the valid lease and rail-2's" \
+	test "$(index "$EP" "$PFX/idx")" = "$G/rail-1/i2/net1 $G/rail-2/i3/net1 " -a \
+	"$(held "$EP" "$PFX/idx" | tr '\n' ' ')" = "198.51.100.1 198.51.100.2 "
+ok "the store is consistent after it" consistent "$EP" "$PFX/idx"
+put "$EP" "$G/rail-1/no-ifname" '{}'
+run GC "$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$(conf rail-1 "$(jq -c .ipam <<<"$R1")" 1.1.0)")" unused
+ok "a malformed index entry is 112 naming it" \
+	test "$(code)" = 112 -a "$(msg)" = "etcd store: malformed GC index key $G/rail-1/no-ifname"
+
 # ippool list against etcd, through a configuration file holding the store
 echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/a")"'}' >"$TMP/ippool.conf"
 "$IPPOOL" list --conf "$TMP/ippool.conf" >"$TMP/list" 2>"$TMP/stderr"

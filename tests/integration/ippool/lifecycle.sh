@@ -87,6 +87,44 @@ run GC "$GC" unused
 ok "GC succeeds" test "$RC" -eq 0
 ok "GC kept g2 and network b" test "$(list "$D2" | awk '/^  /{print $2}' | sort | tr '\n' ' ')" = "g2 h1 h2 h3 "
 
+# an ipam-only config, as host-local and whereabouts take it by hand: no top-level type
+B='{"cniVersion":"1.1.0","name":"bare","ipam":{"type":"ippool",'"$(store bare)"',"range":"203.0.113.0/24"}}'
+ok "ADD of a config without top-level type" add_is "$B" b1 "203.0.113.1/24"
+run CHECK "$(jq -c --argjson p "$(jq -c '{cniVersion, ips}' <<<"$OUT")" '. + {prevResult: $p}' <<<"$B")" b1
+ok "CHECK of it" test "$RC" -eq 0 -a -z "$OUT"
+run STATUS "$B" unused
+ok "STATUS of it" test "$RC" -eq 0
+run GC "$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$B")" unused
+ok "GC of it releases its attachment" test "$RC" -eq 0 -a -z "$(reserved bare)"
+ok "ADD of it again" add_is "$B" b2 "203.0.113.1/24"
+run DEL "$B" b2
+ok "DEL of it" test "$RC" -eq 0 -a -z "$(reserved bare)"
+run ADD '{"cniVersion":"1.0.0","name":"bare"}' b3
+ok "without an ipam block: 7 naming it" test "$(code)" = 7 -a "$(msg)" = "ipam block is missing"
+
+# the local store waits for its lock at most store.timeout_ms, then says 11
+if local_store; then
+	DL=$TMP/locked
+	L=$(conf nl '{"type":"ippool","dataDir":"'$DL'","store":{"type":"local","timeout_ms":1000},"range":"192.0.2.0/24"}')
+	ok "ADD on the store before it is locked" add_is "$L" l1 "192.0.2.1/24"
+	(exec 9>>"$DL/state" && flock -x 9 && touch "$TMP/holding" && exec sleep 60) &
+	holder=$!
+	while [ ! -e "$TMP/holding" ]; do sleep 0.05; done
+	t0=$(date +%s%N)
+	run ADD "$L" l2
+	took=$((($(date +%s%N) - t0) / 1000000))
+	ok "ADD with the lock held elsewhere fails with 11" failed_with 11
+	ok "naming the store and how long it waited" \
+		grep -Eqx "local store $DL: waited [0-9]+ ms for its lock, try again" <<<"$(msg)"
+	ok "after the bound, not much later (took $took ms)" test "$took" -ge 1000 -a "$took" -lt 10000
+	run DEL "$L" l1
+	ok "DEL with the lock held elsewhere fails with 11 too" failed_with 11
+	kill "$holder"
+	wait "$holder" 2>/dev/null
+	ok "the lock released, ADD succeeds" add_is "$L" l2 "192.0.2.2/24"
+	ok "and l1 kept its address" test "$("$IPPOOL" list --data-dir "$DL" | awk '/^  /{print $1}' | tr '\n' ' ')" = "192.0.2.1 192.0.2.2 "
+fi
+
 # STATUS
 run STATUS "$(conf na "$A" 1.1.0)" unused
 ok "STATUS succeeds on a usable store" test "$RC" -eq 0

@@ -57,4 +57,13 @@ T48=$(conf t48 '{"type":"ippool",'"$(store "$D")"',"range":"2001:db8:1::/48","ra
 ok "/48 carry across the 64-bit half" add_is "$T48" w1 "2001:db8:1:0:ffff:ffff:ffff:ffff/48"
 ok "/48 next address after the carry" add_is "$T48" w2 "2001:db8:1:1::/48"
 
+# first-last/nn: both ends in the one /nn network (whereabouts refuses it too)
+D=dash
+ok "first-last/nn hands out from first" \
+	add_is "$(conf dash '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.10-192.0.2.20/24"}')" x1 "192.0.2.10/24"
+run ADD "$(conf dash '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.10-192.0.3.20/24"}')" x2
+ok "first-last/nn across two /24 networks is refused (7), naming both ends" \
+	test "$(code)" = 7 -a "$(msg)" = 'invalid range "192.0.2.10-192.0.3.20/24": 192.0.2.10 and 192.0.3.20 are not in the same /24 network'
+ok "and reserves nothing" test "$(reserved "$D" | tr '\n' ' ')" = "192.0.2.10 "
+
 done_testing
