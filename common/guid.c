@@ -32,6 +32,27 @@ int guid_parse(const char *s, uint64_t *out)
 	return 0;
 }
 
+int guid_parse_sysfs(const char *s, uint64_t *out)
+{
+	uint64_t guid = 0;
+
+	/* four groups of four hex digits (node_guid_show()'s %04x of be16s) */
+	for (int i = 0; i < 20; i++) {
+		int digit = hex(s[i]);
+
+		if (i % 5 == 4) {
+			if (s[i] != (i == 19 ? '\0' : ':') && !(i == 19 && s[i] == '\n' && !s[20]))
+				return -EINVAL;
+			continue;
+		}
+		if (digit < 0)
+			return -EINVAL;
+		guid = guid << 4 | (uint64_t)digit;
+	}
+	*out = guid;
+	return 0;
+}
+
 void guid_format(uint64_t g, char out[GUID_STR_LEN + 1])
 {
 	snprintf(out, GUID_STR_LEN + 1, "%02x:%02x:%02x:%02x:%02x:%02x:%02x:%02x",

@@ -16,6 +16,9 @@
 
 /* Exactly GUID_STR_LEN characters, hex digits of either case; -EINVAL otherwise. */
 int guid_parse(const char *s, uint64_t *out);
+/* The RDMA device's sysfs node_guid: "0002:c903:0021:6e70", an optional
+ * newline after it; -EINVAL otherwise. */
+int guid_parse_sysfs(const char *s, uint64_t *out);
 /* Lower-case text, as the kernel and iproute2 print it. */
 void guid_format(uint64_t guid, char out[GUID_STR_LEN + 1]);
 /* All zeros (never assigned) and all ones (the "let the device choose"

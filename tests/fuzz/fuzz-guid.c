@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Fuzz target: guid_parse on arbitrary strings (infinibandGUID, args.cni.guid,
  * guid from a config, GUIDs in state files); what parses prints back as the
- * same text, lower-cased, and parses again to the same value. */
+ * same text, lower-cased, and parses again to the same value. And
+ * guid_parse_sysfs (an RDMA device's node_guid file) on the same bytes. */
 #include <ctype.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -28,6 +29,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		if (guid_parse(text, &again) || again != guid)
 			abort();
 	}
+	guid_parse_sysfs(s, &guid);
 	free(s);
 	return 0;
 }

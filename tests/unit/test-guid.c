@@ -65,6 +65,31 @@ START_TEST(test_format)
 }
 END_TEST
 
+static const struct {
+	const char *in;
+	int ret;
+	uint64_t guid;
+} sysfs_cases[] = {
+	{ "0002:c903:0021:6e70", 0, 0x0002c90300216e70ULL },
+	{ "0002:c903:0021:6e70\n", 0, 0x0002c90300216e70ULL },
+	{ "ffff:ffff:ffff:ffff\n", 0, UINT64_MAX },
+	{ "0002:c903:0021:6e70\n\n", -EINVAL, 0 },
+	{ "0002:c903:0021:6e7", -EINVAL, 0 },
+	{ "0002:c903:0021:6e700", -EINVAL, 0 },
+	{ "0002-c903-0021-6e70", -EINVAL, 0 },
+	{ "00:02:c9:03:00:21:6e:70", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+};
+
+START_TEST(test_parse_sysfs)
+{
+	uint64_t guid = 42;
+
+	ck_assert_int_eq(guid_parse_sysfs(sysfs_cases[_i].in, &guid), sysfs_cases[_i].ret);
+	ck_assert_uint_eq(guid, sysfs_cases[_i].ret ? 42 : sysfs_cases[_i].guid);
+}
+END_TEST
+
 START_TEST(test_assigned)
 {
 	ck_assert(!guid_assigned(0));
@@ -96,6 +121,7 @@ static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_parse, 0, N(parse_cases));
 	tcase_add_loop_test(tc, test_format, 0, N(format_cases));
+	tcase_add_loop_test(tc, test_parse_sysfs, 0, N(sysfs_cases));
 	tcase_add_test(tc, test_assigned);
 	tcase_add_test(tc, test_ipoib_addr);
 }
