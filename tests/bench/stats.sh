@@ -13,3 +13,10 @@ stats() {
 			END {m = int((NR + 1) / 2); p = int(NR * 0.99); if (p < 1) p = 1;
 			     printf "%.3f %.3f %.3f", w[m] / 1000, w[p] / 1000, c[m] / 1000}'
 }
+
+# floor_programs DIR: DIR/empty-dynamic (an empty C program that needs only
+# libc.so.6, as the plugins do) and DIR/empty-static (the same, static glibc).
+floor_programs() {
+	printf 'int main(void) { return 0; }\n' >"$1/empty.c"
+	cc -O2 -o "$1/empty-dynamic" "$1/empty.c" && cc -O2 -static -o "$1/empty-static" "$1/empty.c"
+}
