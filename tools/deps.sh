@@ -55,7 +55,8 @@ add_deb_src() {
 }
 
 if [ ! -f "$CJSON_DIR/cJSON.c" ]; then
-	if ! apt-cache showsrc cjson 2>/dev/null | grep -q '^Package: cjson'; then
+	# (no grep -q: with pipefail, apt-cache's SIGPIPE would read as no source)
+	if ! apt-cache showsrc cjson 2>/dev/null | grep '^Package: cjson' >/dev/null; then
 		as_root "no deb-src entry for Debian's cjson source"
 		echo "deps: adding deb-src entries ($SRC_LIST)" >&2
 		add_deb_src
