@@ -7,15 +7,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 #include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
 #include "http.h"
-
-#define REPLY_MAX (64 << 20)
 
 void http_init(struct http_conn *c)
 {
@@ -156,125 +153,33 @@ static int send_all(int fd, const char *p, size_t len, const struct timespec *en
 	return 0;
 }
 
-/* Case-insensitive header lookup within the header block: value or NULL. */
-static const char *header(const char *hdrs, size_t hlen, const char *name, size_t *vlen)
-{
-	size_t nlen = strlen(name);
-	const char *p = memchr(hdrs, '\n', hlen), *end = hdrs + hlen, *eol;
-
-	for (; p && p + 1 < end; p = eol) {
-		p++;
-		eol = memchr(p, '\n', (size_t)(end - p));
-		if (!eol)
-			break;
-		if ((size_t)(eol - p) > nlen && !strncasecmp(p, name, nlen) && p[nlen] == ':') {
-			p += nlen + 1;
-			while (*p == ' ' || *p == '\t')
-				p++;
-			*vlen = (size_t)(eol - p) - (eol[-1] == '\r');
-			return p;
-		}
-	}
-	return NULL;
-}
-
-/* Undoes chunked encoding of body[0..len): 0 with out, 1 incomplete, -EPROTO. */
-static int unchunk(const char *body, size_t len, struct http_reply *out)
-{
-	size_t at = 0, size;
-	char *end, *data = malloc(len + 1);
-
-	if (!data)
-		return -ENOMEM;
-	out->len = 0;
-	for (;;) {
-		const char *eol = memchr(body + at, '\n', len - at);
-
-		if (!eol)
-			break;
-		size = strtoul(body + at, &end, 16);
-		if (end == body + at) {
-			free(data);
-			return -EPROTO;
-		}
-		at = (size_t)(eol - body) + 1;
-		if (!size) {
-			/* No trailers from etcd: the last chunk ends with one empty line. */
-			if (len - at < 2)
-				break;
-			data[out->len] = '\0';
-			out->body = data;
-			return 0;
-		}
-		if (len - at < size + 2)
-			break;
-		memcpy(data + out->len, body + at, size);
-		out->len += size;
-		at += size + 2;
-	}
-	free(data);
-	return 1;
-}
-
-int http_parse_reply(const char *buf, size_t len, bool eof, struct http_reply *out)
-{
-	const char *hend = memmem(buf, len, "\r\n\r\n", 4), *v;
-	size_t hlen, blen, vlen;
-	char *end;
-
-	memset(out, 0, sizeof(*out));
-	if (len >= 5 && strncmp(buf, "HTTP/", 5))
-		return -EPROTO;
-	if (!hend)
-		return eof ? -EPROTO : 1;
-	hlen = (size_t)(hend - buf) + 2;
-	v = memchr(buf, ' ', hlen);
-	out->status = v ? strtol(v + 1, &end, 10) : 0;
-	if (!v || (*end != ' ' && *end != '\r') || out->status < 100 || out->status > 999)
-		return -EPROTO;
-	blen = len - hlen - 2;
-	v = header(buf, hlen, "transfer-encoding", &vlen);
-	if (v && vlen == 7 && !strncasecmp(v, "chunked", 7))
-		return unchunk(hend + 4, blen, out);
-	v = header(buf, hlen, "content-length", &vlen);
-	if (v) {
-		size_t cl = strtoul(v, &end, 10);
-
-		if (end == v)
-			return -EPROTO;
-		if (blen < cl)
-			return eof ? -EPROTO : 1;
-		blen = cl;
-	} else if (!eof) {
-		return 1;
-	}
-	out->body = malloc(blen + 1);
-	if (!out->body)
-		return -ENOMEM;
-	memcpy(out->body, hend + 4, blen);
-	out->body[blen] = '\0';
-	out->len = blen;
-	return 0;
-}
-
+/* Reads one reply into out; its connection stays open only when the
+ * reply says it may and nothing came after it. */
 static int read_reply(int fd, const struct timespec *end, struct http_reply *out)
 {
-	size_t len = 0, cap = 0;
+	size_t len = 0, cap = 0, used;
 	char *buf = NULL, *p;
 	ssize_t n = 1;
 	int ret = 1;
 
 	while (ret == 1) {
+		if (!ms_left(end)) {
+			ret = -ETIMEDOUT;
+			break;
+		}
 		if (cap - len < 4096) {
+			/* Room for one byte past the limit: a reply that reaches it is too big. */
 			cap = cap ? 2 * cap : 16384;
-			p = cap <= REPLY_MAX ? realloc(buf, cap) : NULL;
+			if (cap > HTTP_REPLY_MAX + 1)
+				cap = HTTP_REPLY_MAX + 1;
+			p = cap > len ? realloc(buf, cap) : NULL;
 			if (!p) {
-				ret = -ENOMEM;
+				ret = cap > len ? -ENOMEM : -EMSGSIZE;
 				break;
 			}
 			buf = p;
 		}
-		n = recv(fd, buf + len, cap - len - 1, 0);
+		n = recv(fd, buf + len, cap - len, 0);
 		if (n < 0 && errno == EAGAIN) {
 			ret = wait_fd(fd, POLLIN, end);
 			ret = ret ? ret : 1;
@@ -286,13 +191,28 @@ static int read_reply(int fd, const struct timespec *end, struct http_reply *out
 			ret = -errno;
 			break;
 		}
-		len += (size_t)n;
-		ret = http_parse_reply(buf, len, n == 0, out);
-		if (ret == 1 && n == 0)
+		/* Closed before a byte came: a kept-alive connection the server dropped. */
+		if (!n && !len) {
 			ret = -ECONNRESET;
+			break;
+		}
+		len += (size_t)n;
+		ret = http_parse_reply(buf, len, n == 0, out, &used);
+		/* Bytes after the reply answer no request of ours. */
+		if (!ret && used < len)
+			out->keep_alive = false;
 	}
 	free(buf);
 	return ret;
+}
+
+/* Whether a kept-alive connection can carry a request: nothing may be
+ * waiting on it (bytes no request asked for, or the server's close). */
+static bool idle(int fd)
+{
+	struct pollfd p = { .fd = fd, .events = POLLIN };
+
+	return poll(&p, 1, 0) == 0;
 }
 
 /* One exchange on c, connecting first when it is not connected. */
@@ -311,7 +231,10 @@ static int exchange(struct http_conn *c, const char *host, const char *port, con
 		ret = read_reply(c->fd, end, out);
 	if (ret) {
 		snprintf(why, why_size, "%s", ret == -ETIMEDOUT ? "timed out" :
-			 ret == -EPROTO ? "not an HTTP answer" : strerror(-ret));
+			 ret == -EPROTO ? "not a valid HTTP answer" :
+			 ret == -EMSGSIZE ? "answer too large" : strerror(-ret));
+		http_close(c);
+	} else if (!out->keep_alive) {
 		http_close(c);
 	}
 	return ret;
@@ -339,7 +262,7 @@ int http_post(struct http_conn *c, const char *url, const char *auth, const char
 		return -EINVAL;
 	}
 	snprintf(hp, sizeof(hp), "%s:%s", host, port);
-	if (c->fd >= 0 && strcmp(c->hostport, hp))
+	if (c->fd >= 0 && (strcmp(c->hostport, hp) || !idle(c->fd)))
 		http_close(c);
 	n = asprintf(&req, "POST %s HTTP/1.1\r\nHost: %s\r\nContent-Type: application/json\r\n"
 		     "Content-Length: %zu\r\n%s%s%s\r\n%s", path, hp, strlen(body),

@@ -6,18 +6,13 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "http_reply.h"
 
 #define HTTP_HOST_MAX 512
 
 struct http_conn {
 	int fd;				/* -1 when not connected */
 	char hostport[HTTP_HOST_MAX + 16];	/* what fd is connected to */
-};
-
-struct http_reply {
-	long status;
-	char *body;			/* malloc'd, NUL-terminated */
-	size_t len;
 };
 
 void http_init(struct http_conn *c);
@@ -29,8 +24,3 @@ void http_close(struct http_conn *c);
  * returns -errno with a reason in why and leaves the connection closed. */
 int http_post(struct http_conn *c, const char *url, const char *auth, const char *body,
 	      long timeout_ms, struct http_reply *out, char *why, size_t why_size);
-
-/* Parses one response from buf[0..len), eof: the peer has closed. Returns 0
- * with *out filled (body copied, chunked encoding undone), 1 when more bytes
- * are needed, -EPROTO when it is not HTTP/1.x. */
-int http_parse_reply(const char *buf, size_t len, bool eof, struct http_reply *out);

@@ -297,38 +297,103 @@ struct reply_case {
 	int ret;
 	long status;
 	const char *body;
+	bool keep_alive;
+	size_t tail;		/* bytes after the reply */
 };
 
+#define OK200 "HTTP/1.1 200 OK\r\n"
+#define CHUNKED OK200 "Transfer-Encoding: chunked\r\n\r\n"
+
 static const struct reply_case reply_cases[] = {
-	{ "HTTP/1.1 200 OK\r\nContent-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
-	  false, 0, 200, "{\"a\":1}" },
+	{ OK200 "Content-Type: application/json\r\nContent-Length: 7\r\n\r\n{\"a\":1}",
+	  false, 0, 200, "{\"a\":1}", true, 0 },
 	/* Go's server chunks bodies it did not size; etcd's gateway does for big answers. */
-	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n",
-	  false, 0, 200, "{\"a\":1}" },
-	{ "HTTP/1.1 200 OK\r\ntransfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n", false, 1, 0, NULL },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", false, 1, 0, NULL },
-	{ "HTTP/1.1 200 OK\r\nContent-Length: 7\r\n\r\n{\"a\"", true, -EPROTO, 0, NULL },
-	{ "HTTP/1.1 200 OK\r\nContent-Le", false, 1, 0, NULL },
+	{ CHUNKED "4\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\n\r\n", false, 0, 200, "{\"a\":1}", true, 0 },
+	{ CHUNKED "4;ext=1\r\n{\"a\"\r\n3\r\n:1}\r\n0\r\nTrailer: x\r\n\r\n", false, 0, 200,
+	  "{\"a\":1}", true, 0 },
+	{ OK200 "transfer-encoding: chunked\r\n\r\n4\r\n{\"a\"\r\n", false, 1, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: 7\r\n\r\n{\"a\"", false, 1, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: 7\r\n\r\n{\"a\"", true, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Content-Le", false, 1, 0, NULL, false, 0 },
+	{ OK200 "Content-Le", true, -EPROTO, 0, NULL, false, 0 },
 	{ "HTTP/1.1 503 Service Unavailable\r\nConnection: close\r\n\r\nno leader", true, 0, 503,
-	  "no leader" },
-	{ "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}", false, 0, 400, "{}" },
-	{ "SSH-2.0-OpenSSH_9.2\r\n", false, -EPROTO, 0, NULL },
-	{ "HTTP/1.1 abc\r\n\r\n", false, -EPROTO, 0, NULL },
-	{ "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\nzz\r\n", false, -EPROTO, 0, NULL },
+	  "no leader", false, 0 },
+	{ "HTTP/1.1 503 Service Unavailable\r\n\r\nno leader", false, 1, 0, NULL, false, 0 },
+	{ "HTTP/1.1 400 Bad Request\r\nContent-Length: 2\r\n\r\n{}", false, 0, 400, "{}", true, 0 },
+	{ "HTTP/1.1 200 OK\r\nConnection: close\r\nContent-Length: 2\r\n\r\n{}", false, 0, 200,
+	  "{}", false, 0 },
+	{ "HTTP/1.0 200 OK\r\nContent-Length: 2\r\n\r\n{}", false, 0, 200, "{}", false, 0 },
+	{ "HTTP/1.1 204 No Content\r\n\r\n", false, 0, 204, "", true, 0 },
+	/* A second reply nobody asked for: the caller sees it and drops the connection. */
+	{ OK200 "Content-Length: 2\r\n\r\n{}" OK200 "Content-Length: 2\r\n\r\n{}", false, 0, 200,
+	  "{}", true, 40 },
+	{ "SSH-2.0-OpenSSH_9.2\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ "HTTP/1.1 abc\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ "HTTP/1.1 20\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ "HTTP/1.1 100 Continue\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ "HTTP/2.0 200 OK\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ "HTTP/1.1 200 OK\n\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Content-Length 2\r\n\r\n{}", false, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 " Content-Length: 2\r\n\r\n{}", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED "zz\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	/* The size check wrapped: heap corruption (issue 15). */
+	{ CHUNKED "fffffffffffffffe\r\nab\r\n0\r\n\r\n", false, -EMSGSIZE, 0, NULL, false, 0 },
+	{ CHUNKED "ffffffffffffffff\r\nab\r\n0\r\n\r\n", false, -EMSGSIZE, 0, NULL, false, 0 },
+	{ CHUNKED "10000000000000002\r\nab\r\n0\r\n\r\n", false, -EMSGSIZE, 0, NULL, false, 0 },
+	{ CHUNKED "4000001\r\n", false, -EMSGSIZE, 0, NULL, false, 0 },
+	{ CHUNKED "3ffffff\r\nab\r\n4\r\nabcd\r\n0\r\n\r\n", false, 1, 0, NULL, false, 0 },
+	{ CHUNKED "-2\r\nab\r\n0\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED "0x2\r\nab\r\n0\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED " 2\r\nab\r\n0\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED "\r\nab\r\n0\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED "2\r\nabc\r\n0\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
+	{ CHUNKED "2\r\nab\r\n0\r\n", true, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: -1\r\n\r\n{}", false, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: 18446744073709551617\r\n\r\n{}", false, -EMSGSIZE, 0, NULL,
+	  false, 0 },
+	{ OK200 "Content-Length: 67108865\r\n\r\n{}", false, -EMSGSIZE, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: 2x\r\n\r\n{}", false, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Content-Length: 2\r\nContent-Length: 3\r\n\r\n{}}", false, -EPROTO, 0, NULL,
+	  false, 0 },
+	{ OK200 "Content-Length: 2\r\nTransfer-Encoding: chunked\r\n\r\n2\r\n{}\r\n0\r\n\r\n",
+	  false, -EPROTO, 0, NULL, false, 0 },
+	{ OK200 "Transfer-Encoding: gzip, chunked\r\n\r\n", false, -EPROTO, 0, NULL, false, 0 },
 };
 
 START_TEST(http_reply_table)
 {
 	const struct reply_case *c = &reply_cases[_i];
+	size_t len = strlen(c->raw), used = 7;
 	struct http_reply r;
 
-	ck_assert_int_eq(http_parse_reply(c->raw, strlen(c->raw), c->eof, &r), c->ret);
+	ck_assert_int_eq(http_parse_reply(c->raw, len, c->eof, &r, &used), c->ret);
 	if (c->ret == 0) {
 		ck_assert_int_eq(r.status, c->status);
 		ck_assert_str_eq(r.body, c->body);
 		ck_assert_uint_eq(r.len, strlen(c->body));
+		ck_assert_int_eq(r.keep_alive, c->keep_alive);
+		ck_assert_uint_eq(used, len - c->tail);
+	} else {
+		ck_assert_ptr_null(r.body);
+		ck_assert_uint_eq(used, 0);
 	}
 	free(r.body);
+}
+END_TEST
+
+/* Endless header fields: refused once past the limit, whatever follows. */
+START_TEST(http_header_limit)
+{
+	size_t len = HTTP_HEADER_MAX + 64, used;
+	char *raw = malloc(len);
+	struct http_reply r;
+
+	ck_assert_ptr_nonnull(raw);
+	memset(raw, 'a', len);
+	memcpy(raw, OK200 "X: ", strlen(OK200 "X: "));
+	ck_assert_int_eq(http_parse_reply(raw, HTTP_HEADER_MAX - 1, false, &r, &used), 1);
+	ck_assert_int_eq(http_parse_reply(raw, len, false, &r, &used), -EMSGSIZE);
+	free(raw);
 }
 END_TEST
 
@@ -586,6 +651,7 @@ int main(void)
 	tcase_add_test(tc, info_round_trip);
 	tcase_add_test(tc, holds_block_until_they_run_out);
 	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
+	tcase_add_test(tc, http_header_limit);
 	suite_add_tcase(s, tc);
 	sr = srunner_create(s);
 	srunner_run_all(sr, CK_NORMAL);
