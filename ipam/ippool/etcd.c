@@ -1,5 +1,6 @@
 // SPDX-License-Identifier: Apache-2.0
 /* etcd v3 through its JSON gateway over libcurl: range, txn, auth, failover. */
+#include <ctype.h>
 #include <errno.h>
 #include <stddef.h>
 #include <inttypes.h>
@@ -120,10 +121,12 @@ static char *b64_encode(const char *s)
 	return out;
 }
 
-/* Decodes into a NUL-terminated string; NULL + EINVAL on bad input. */
+/* Decodes padded standard base64 into a NUL-terminated string; NULL +
+ * EINVAL on bad input, a NUL byte among them: none of our keys or values has
+ * one, and a string cut at it would be another key. */
 static char *b64_decode(const char *s)
 {
-	size_t len = strlen(s), o = 0, i;
+	size_t len = strlen(s), pad = 0, o = 0, i;
 	uint32_t v = 0;
 	int bits = 0;
 	char *out;
@@ -132,26 +135,31 @@ static char *b64_decode(const char *s)
 		errno = EINVAL;
 		return NULL;
 	}
+	while (pad < 2 && pad < len && s[len - 1 - pad] == '=')
+		pad++;
 	out = malloc(len / 4 * 3 + 1);
 	if (!out)
 		return NULL;
-	for (i = 0; i < len && s[i] != '='; i++) {
+	for (i = 0; i < len - pad; i++) {
 		const char *p = strchr(b64, s[i]);
 
-		if (!p || !s[i]) {
-			free(out);
-			errno = EINVAL;
-			return NULL;
-		}
+		if (!p)
+			goto bad;
 		v = v << 6 | (uint32_t)(p - b64);
 		bits += 6;
 		if (bits >= 8) {
 			bits -= 8;
-			out[o++] = (char)(v >> bits & 0xff);
+			out[o] = (char)(v >> bits & 0xff);
+			if (!out[o++])
+				goto bad;
 		}
 	}
 	out[o] = '\0';
 	return out;
+bad:
+	free(out);
+	errno = EINVAL;
+	return NULL;
 }
 
 static int add_b64(cJSON *obj, const char *name, const char *s)
@@ -294,11 +302,11 @@ static int get_int64(const cJSON *obj, const char *name, int64_t *out)
 	*out = 0;
 	if (!v)
 		return 0;
-	if (cJSON_IsNumber(v)) {
-		*out = (int64_t)v->valuedouble;
-		return 0;
-	}
-	if (!cJSON_IsString(v) || !*v->valuestring)
+	if (cJSON_IsNumber(v))
+		return json_int64(v, out) ? 0 : -EINVAL;
+	/* strtoll would also take blanks and a '+' before the digits. */
+	if (!cJSON_IsString(v) || !(isdigit((unsigned char)*v->valuestring) ||
+				    *v->valuestring == '-'))
 		return -EINVAL;
 	errno = 0;
 	*out = strtoll(v->valuestring, &end, 10);
@@ -377,39 +385,91 @@ static int parse_range_obj(const cJSON *obj, struct etcd_kvs *out)
 	return 0;
 }
 
-int etcd_parse_range(const char *body, struct etcd_kvs *out)
+/* Whether kvs can be etcd's answer to req: at most limit keys (more only
+ * when cut there), each in [key, range_end) (the key itself without
+ * range_end) in ascending order, with revisions that hold together. Callers
+ * index by position, walk pages by the last key and compare on these
+ * revisions: an answer that breaks this is not used at all. */
+static bool answers(const struct etcd_kvs *kvs, const struct etcd_op *req)
+{
+	size_t i;
+
+	if (kvs->more && (req->limit <= 0 || kvs->n != (size_t)req->limit))
+		return false;
+	if ((req->limit > 0 && kvs->n > (size_t)req->limit) || (!req->range_end && kvs->n > 1))
+		return false;
+	for (i = 0; i < kvs->n; i++) {
+		const struct etcd_kv *kv = &kvs->kv[i];
+
+		if (req->range_end ? strcmp(kv->key, req->key) < 0 ||
+				     strcmp(kv->key, req->range_end) >= 0 :
+				     strcmp(kv->key, req->key) != 0)
+			return false;
+		if (i && strcmp(kvs->kv[i - 1].key, kv->key) >= 0)
+			return false;
+		if (kv->create_rev < 1 || kv->mod_rev < kv->create_rev || kv->version < 1 ||
+		    kv->mod_rev > kvs->revision)
+			return false;
+	}
+	return true;
+}
+
+/* A range answer of req in out; -EINVAL (out empty) when it is none. */
+static int parse_answer(const cJSON *obj, const struct etcd_op *req, struct etcd_kvs *out)
+{
+	int ret = parse_range_obj(obj, out);
+
+	if (!ret && !answers(out, req)) {
+		etcd_kvs_release(out);
+		ret = -EINVAL;
+	}
+	return ret;
+}
+
+int etcd_parse_range(const char *body, const struct etcd_op *req, struct etcd_kvs *out)
 {
 	cJSON *root = cJSON_Parse(body);
 	int ret;
 
 	memset(out, 0, sizeof(*out));
-	ret = root ? parse_range_obj(root, out) : -EINVAL;
-
+	ret = root ? parse_answer(root, req, out) : -EINVAL;
 	cJSON_Delete(root);
 	return ret;
 }
 
-static int parse_responses(const cJSON *resps, struct etcd_kvs *ranges, size_t n_ranges)
+static const char *const response_names[] = {
+	[ETCD_PUT] = "response_put",
+	[ETCD_DELETE] = "response_delete_range",
+	[ETCD_RANGE] = "response_range",
+};
+
+/* The responses of the branch that ran: one per op, each of its op's kind;
+ * the range answers go to ranges[] in order. */
+static int parse_responses(const cJSON *resps, const struct etcd_op *ops, size_t n_ops,
+			   struct etcd_kvs *ranges, size_t n_ranges)
 {
-	const cJSON *r;
-	size_t i = 0;
+	const cJSON *r, *body;
+	size_t i = 0, k = 0;
 	int ret;
 
-	if (resps && !cJSON_IsArray(resps))
+	if ((resps && !cJSON_IsArray(resps)) || (size_t)cJSON_GetArraySize(resps) != n_ops)
 		return -EINVAL;
 	cJSON_ArrayForEach(r, resps) {
-		const cJSON *range = cJSON_GetObjectItemCaseSensitive(r, "response_range");
-
-		if (!range || i == n_ranges)
-			continue;
-		ret = parse_range_obj(range, &ranges[i++]);
-		if (ret)
-			return ret;
+		body = cJSON_GetObjectItemCaseSensitive(r, response_names[ops[i].type]);
+		if (!cJSON_IsObject(body) || cJSON_GetArraySize(r) != 1)
+			return -EINVAL;
+		if (ops[i].type == ETCD_RANGE && k < n_ranges) {
+			ret = parse_answer(body, &ops[i], &ranges[k++]);
+			if (ret)
+				return ret;
+		}
+		i++;
 	}
 	return 0;
 }
 
-int etcd_parse_txn(const char *body, bool *succeeded, struct etcd_kvs *ranges, size_t n_ranges)
+int etcd_parse_txn(const char *body, const struct etcd_txn *txn, bool *succeeded,
+		   struct etcd_kvs *ranges, size_t n_ranges)
 {
 	cJSON *root = cJSON_Parse(body);
 	const cJSON *ok = cJSON_GetObjectItemCaseSensitive(root, "succeeded");
@@ -422,11 +482,31 @@ int etcd_parse_txn(const char *body, bool *succeeded, struct etcd_kvs *ranges, s
 		goto out;
 	/* proto3 leaves false out: a failed compare has no "succeeded". */
 	*succeeded = cJSON_IsTrue(ok);
-	ret = parse_responses(cJSON_GetObjectItemCaseSensitive(root, "responses"), ranges, n_ranges);
+	ret = parse_responses(cJSON_GetObjectItemCaseSensitive(root, "responses"),
+			      *succeeded ? txn->success : txn->failure,
+			      *succeeded ? txn->n_success : txn->n_failure, ranges, n_ranges);
 	if (ret)
 		for (i = 0; i < n_ranges; i++)
 			etcd_kvs_release(&ranges[i]);
 out:
+	cJSON_Delete(root);
+	return ret;
+}
+
+int etcd_parse_token(const char *body, char *token, size_t size)
+{
+	cJSON *root = cJSON_Parse(body);
+	const char *tok = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(root, "token"));
+	size_t i;
+	int ret = -EINVAL;
+
+	/* It goes into a header line: visible ASCII only. */
+	for (i = 0; tok && tok[i] > ' ' && tok[i] < 0x7f; i++)
+		;
+	if (tok && i && !tok[i] && i < size) {
+		memcpy(token, tok, i + 1);
+		ret = 0;
+	}
 	cJSON_Delete(root);
 	return ret;
 }
@@ -583,6 +663,11 @@ long etcd_remaining_ms(const struct etcd *e)
 	long ms = ms_until(&e->deadline);
 
 	return ms > 0 ? ms : 0;
+}
+
+const char *etcd_endpoint(const struct etcd *e)
+{
+	return e->conf->endpoints[e->cur];
 }
 
 unsigned long etcd_conflicts(const struct etcd *e)
@@ -749,9 +834,8 @@ static int post(struct etcd *e, const char *path, const char *body, struct buf *
 
 static int authenticate(struct etcd *e, struct cni_err *err)
 {
-	cJSON *req = cJSON_CreateObject(), *resp = NULL;
+	cJSON *req = cJSON_CreateObject();
 	struct buf b = { 0 };
-	const char *tok;
 	char *body = NULL;
 	int ret = -ENOMEM;
 
@@ -766,21 +850,17 @@ static int authenticate(struct etcd *e, struct cni_err *err)
 		ret = post(e, "/v3/auth/authenticate", body, &b, err);
 	if (ret)
 		goto out;
-	resp = cJSON_Parse(b.data);
-	tok = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(resp, "token"));
-	if (!tok || strlen(tok) >= TOKEN_MAX || strpbrk(tok, "\r\n")) {
+	if (etcd_parse_token(b.data, e->token, sizeof(e->token))) {
 		cni_err_set(err, CNI_ERR_STORE, "etcd %s: no usable token for user \"%s\"",
 			    e->conf->endpoints[e->cur], e->conf->username);
 		ret = -EPROTO;
 		goto out;
 	}
-	strcpy(e->token, tok);
 	ret = set_headers(e);
 out:
 	if (ret == -ENOMEM)
 		cni_err_set(err, CNI_ERR_STORE, "etcd authentication: out of memory");
 	cJSON_Delete(req);
-	cJSON_Delete(resp);
 	free(body);
 	free(b.data);
 	return ret;
@@ -870,13 +950,15 @@ static int bad_answer(struct etcd *e, const char *path, int ret, struct cni_err 
 int etcd_range(struct etcd *e, const char *key, const char *range_end, long limit,
 	       struct etcd_kvs *out, struct cni_err *err)
 {
+	const struct etcd_op req = { .type = ETCD_RANGE, .key = key, .range_end = range_end,
+				     .limit = limit };
 	char *body = etcd_range_json(key, range_end, limit);
 	struct buf b = { 0 };
 	int ret = body ? post(e, "/v3/kv/range", body, &b, err) : -ENOMEM;
 
 	memset(out, 0, sizeof(*out));
 	if (!ret) {
-		ret = etcd_parse_range(b.data, out);
+		ret = etcd_parse_range(b.data, &req, out);
 		if (ret)
 			bad_answer(e, "/v3/kv/range", ret, err);
 	}
@@ -898,7 +980,7 @@ int etcd_txn(struct etcd *e, const struct etcd_txn *txn, bool *succeeded,
 	for (i = 0; i < n_ranges; i++)
 		memset(&ranges[i], 0, sizeof(ranges[i]));
 	if (!ret) {
-		ret = etcd_parse_txn(b.data, succeeded, ranges, n_ranges);
+		ret = etcd_parse_txn(b.data, txn, succeeded, ranges, n_ranges);
 		if (ret)
 			bad_answer(e, "/v3/kv/txn", ret, err);
 		else if (!*succeeded)

@@ -84,6 +84,8 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 void etcd_close(struct etcd *e);
 /* Milliseconds left of the command's budget (0 when spent). */
 long etcd_remaining_ms(const struct etcd *e);
+/* The endpoint the last request went to (for messages). */
+const char *etcd_endpoint(const struct etcd *e);
 /* Transactions that lost a compare so far (for the stats line). */
 unsigned long etcd_conflicts(const struct etcd *e);
 
@@ -105,10 +107,18 @@ int etcd_prefix_end(const char *prefix, char **out);
 #define ETCD_BACKOFF_MAX_MS 16
 long etcd_backoff_ms(unsigned int attempt, unsigned int rnd);
 
-/* Pure request builders and response parsers, for unit tests. */
+/* Pure request builders and answer parsers (unit tests, fuzz targets). An
+ * answer that is not one etcd could give to the request (keys outside it or
+ * out of order, more keys than the limit, revisions that do not hold
+ * together, responses not matching the ops of the branch that ran, bad
+ * base64, a NUL in a key or value) is -EINVAL and leaves out empty. */
 char *etcd_range_json(const char *key, const char *range_end, long limit);
 char *etcd_txn_json(const struct etcd_txn *txn);
-int etcd_parse_range(const char *body, struct etcd_kvs *out);
-int etcd_parse_txn(const char *body, bool *succeeded, struct etcd_kvs *ranges, size_t n_ranges);
+int etcd_parse_range(const char *body, const struct etcd_op *req, struct etcd_kvs *out);
+int etcd_parse_txn(const char *body, const struct etcd_txn *txn, bool *succeeded,
+		   struct etcd_kvs *ranges, size_t n_ranges);
 /* {"error","message","code"} of a refused request: grpc code and message. */
 int etcd_parse_error(const char *body, int *code, char *msg, size_t size);
+/* The token of an /v3/auth/authenticate answer, visible ASCII shorter than
+ * size (it becomes a header line); -EINVAL otherwise. */
+int etcd_parse_token(const char *body, char *token, size_t size);

@@ -155,8 +155,9 @@ char *layout_addr_value(const struct pool_key *k, const char *pool, int family, 
 bool layout_value_blocks(const char *value, int64_t now)
 {
 	cJSON *o = cJSON_Parse(value);
-	const cJSON *h = cJSON_GetObjectItemCaseSensitive(o, "holdUntil");
-	bool blocks = !cJSON_IsNumber(h) || (int64_t)h->valuedouble > now;
+	int64_t until;
+	bool blocks = !json_int64(cJSON_GetObjectItemCaseSensitive(o, "holdUntil"), &until) ||
+		      until > now;
 
 	cJSON_Delete(o);
 	return blocks;
@@ -219,24 +220,52 @@ static bool copy_str(const cJSON *o, const char *name, char *out, size_t size)
 	return true;
 }
 
-static bool parse_addr(const cJSON *a, struct pool_addr *p, char *key)
+/* "family" 4 or 6 as AF_INET or AF_INET6. */
+static bool parse_family(const cJSON *o, int *family)
 {
-	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(a, "family");
-	const cJSON *len = cJSON_GetObjectItemCaseSensitive(a, "prefixLength");
-	char dir[LAYOUT_KEY_MAX];
+	int64_t f;
+
+	if (!json_int64(cJSON_GetObjectItemCaseSensitive(o, "family"), &f) || (f != 4 && f != 6))
+		return false;
+	*family = f == 4 ? AF_INET : AF_INET6;
+	return true;
+}
+
+/* Whether key is where address p is held: in its network's shared scope
+ * or in its pool's own, under prefix. A lease naming any other key would
+ * have DEL and GC delete a key that is not one of ours. */
+static bool addr_key_is(const char *prefix, const struct pool_addr *p, const char *key)
+{
+	struct pool_range r = { .family = p->family };
+	char dir[LAYOUT_KEY_MAX], want[LAYOUT_KEY_MAX];
+
+	memcpy(r.network, p->network, sizeof(r.network));
+	memcpy(r.pool, p->pool, sizeof(r.pool));
+	for (int shared = 0; shared < 2; shared++) {
+		r.shared = shared;
+		layout_scope_dir(prefix, &r, dir);
+		layout_addr_key(dir, p->family, p->addr, want);
+		if (!strcmp(want, key))
+			return true;
+	}
+	return false;
+}
+
+static bool parse_addr(const char *prefix, const cJSON *a, struct pool_addr *p, char *key)
+{
 	const char *slash;
+	int64_t len;
 
 	if (!copy_str(a, "network", p->network, sizeof(p->network)) ||
 	    !copy_str(a, "pool", p->pool, sizeof(p->pool)) ||
-	    !copy_str(a, "key", key, LAYOUT_KEY_MAX) || !cJSON_IsNumber(fam) || !cJSON_IsNumber(len))
+	    !copy_str(a, "key", key, LAYOUT_KEY_MAX) || !parse_family(a, &p->family) ||
+	    !json_int64(cJSON_GetObjectItemCaseSensitive(a, "prefixLength"), &len) || len < 0 ||
+	    len > (p->family == AF_INET ? 32 : 128))
 		return false;
-	p->family = fam->valueint == 4 ? AF_INET : AF_INET6;
-	p->prefix_len = len->valueint;
+	p->prefix_len = (int)len;
 	slash = strrchr(key, '/');
-	if (!slash)
-		return false;
-	snprintf(dir, sizeof(dir), "%s", slash + 1);
-	return !layout_hex_parse(dir, p->family, &p->addr);
+	return slash && !layout_hex_parse(slash + 1, p->family, &p->addr) &&
+	       addr_key_is(prefix, p, key);
 }
 
 /* A string that older versions did not write: "" when absent. */
@@ -246,12 +275,11 @@ static bool copy_optional(const cJSON *o, const char *name, char *out, size_t si
 	return !cJSON_GetObjectItemCaseSensitive(o, name) || copy_str(o, name, out, size);
 }
 
-int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX],
-		       char node[LAYOUT_NODE_MAX])
+int layout_parse_lease(const char *prefix, const char *value, struct pool_lease *l,
+		       char keys[][LAYOUT_KEY_MAX], char node[LAYOUT_NODE_MAX])
 {
 	cJSON *o = cJSON_Parse(value);
 	const cJSON *arr = cJSON_GetObjectItemCaseSensitive(o, "addrs");
-	const cJSON *created = cJSON_GetObjectItemCaseSensitive(o, "created");
 	struct pool_owner *w = &l->owner;
 	const cJSON *a;
 	bool ok;
@@ -262,20 +290,24 @@ int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYO
 	     (!w->cni_network[0] || env_valid_id(w->cni_network)) &&
 	     copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
 	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
+	     env_valid_id(w->key.containerid) && env_valid_ifname(w->key.ifname) &&
 	     copy_str(o, "podNamespace", w->pod_namespace, sizeof(w->pod_namespace)) &&
 	     copy_str(o, "podName", w->pod_name, sizeof(w->pod_name)) &&
 	     copy_str(o, "podUID", w->pod_uid, sizeof(w->pod_uid)) &&
-	     cJSON_IsNumber(created) && cJSON_IsArray(arr) &&
+	     json_int64(cJSON_GetObjectItemCaseSensitive(o, "created"), &w->created) &&
+	     cJSON_IsArray(arr) && cJSON_GetArraySize(arr) >= 1 &&
 	     cJSON_GetArraySize(arr) <= POOL_MAX_RANGES;
-	if (ok)
-		w->created = (int64_t)created->valuedouble;
 	for (a = ok ? arr->child : NULL; a; a = a->next) {
-		ok = parse_addr(a, &l->addrs[l->n_addrs], keys[l->n_addrs]);
+		ok = parse_addr(prefix, a, &l->addrs[l->n_addrs], keys[l->n_addrs]);
 		if (!ok)
 			break;
 		l->n_addrs++;
 	}
 	cJSON_Delete(o);
+	if (!ok) {
+		memset(l, 0, sizeof(*l));
+		*node = '\0';
+	}
 	return ok ? 0 : -EINVAL;
 }
 
@@ -302,41 +334,56 @@ char *layout_info_value(const struct pool_info *r, pool_u128 cursor)
 
 static int parse_u128(const char *s, pool_u128 *out)
 {
+	pool_u128 d;
+
 	*out = 0;
 	if (!s || !*s)
 		return -EINVAL;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -EINVAL;
-		*out = *out * 10 + (pool_u128)(*s - '0');
+		d = (pool_u128)(*s - '0');
+		if (*out > (~(pool_u128)0 - d) / 10)
+			return -EINVAL;
+		*out = *out * 10 + d;
 	}
 	return 0;
+}
+
+static const char *str_of(const cJSON *o, const char *name)
+{
+	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name)) ?: "";
 }
 
 int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor)
 {
 	cJSON *o = cJSON_Parse(value);
-	const cJSON *fam = cJSON_GetObjectItemCaseSensitive(o, "family");
 	const cJSON *shared = cJSON_GetObjectItemCaseSensitive(o, "shared");
+	const struct pool_span *sp = &pi->span;
 	int ret = -EINVAL;
 
 	memset(pi, 0, sizeof(*pi));
-	if (!cJSON_IsNumber(fam) || !cJSON_IsBool(shared) ||
+	*cursor = 0;
+	if (!parse_family(o, &pi->family) || !cJSON_IsBool(shared) ||
 	    !copy_str(o, "network", pi->network, sizeof(pi->network)) ||
 	    !copy_str(o, "pool", pi->pool, sizeof(pi->pool)))
 		goto out;
-	pi->family = fam->valueint == 4 ? AF_INET : AF_INET6;
 	pi->shared = cJSON_IsTrue(shared);
-	if (layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "first")) ?: "", pi->family,
-		      &pi->span.first) ||
-	    layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "last")) ?: "", pi->family,
-		      &pi->span.last) ||
-	    layout_hex_parse(cJSON_GetStringValue(cJSON_GetObjectItem(o, "cursor")) ?: "", pi->family,
-		      cursor) ||
-	    parse_u128(cJSON_GetStringValue(cJSON_GetObjectItem(o, "usable")), &pi->usable))
+	if (layout_hex_parse(str_of(o, "first"), pi->family, &pi->span.first) ||
+	    layout_hex_parse(str_of(o, "last"), pi->family, &pi->span.last) ||
+	    layout_hex_parse(str_of(o, "cursor"), pi->family, cursor) ||
+	    parse_u128(str_of(o, "usable"), &pi->usable))
+		goto out;
+	/* A span, a count that fits in it, a cursor in it or just past its end. */
+	if (sp->first > sp->last || (pi->usable && pi->usable - 1 > sp->last - sp->first) ||
+	    *cursor < sp->first || (*cursor > sp->last && *cursor - sp->last != 1))
 		goto out;
 	ret = 0;
 out:
+	if (ret) {
+		memset(pi, 0, sizeof(*pi));
+		*cursor = 0;
+	}
 	cJSON_Delete(o);
 	return ret;
 }

@@ -53,11 +53,16 @@ bool layout_value_has_holder(const char *value);
 /* The lease: owner metadata (its CNI network "cniNetwork" when it has one),
  * the node that made it and, per address, the key that holds it. Parsing
  * gives node "" and cni_network "" when absent (older versions); present,
- * they must be valid. */
+ * they must be valid. It also checks what keys are made of: an attachment
+ * design.md allows, 1 to POOL_MAX_RANGES addresses, each with family 4 or
+ * 6, a prefix length that family has, and the key of that address under
+ * prefix; -EINVAL (l zeroed) otherwise. */
 char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node);
-int layout_parse_lease(const char *value, struct pool_lease *l, char keys[][LAYOUT_KEY_MAX],
-		       char node[LAYOUT_NODE_MAX]);
+int layout_parse_lease(const char *prefix, const char *value, struct pool_lease *l,
+		       char keys[][LAYOUT_KEY_MAX], char node[LAYOUT_NODE_MAX]);
 
-/* Pool info with the cursor: every usable address below it is held. */
+/* Pool info with the cursor: every usable address below it is held.
+ * Parsing wants first <= last, usable within them and the cursor in
+ * [first, last + 1]; -EINVAL (all zeroed) otherwise. */
 char *layout_info_value(const struct pool_info *pi, pool_u128 cursor);
 int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor);

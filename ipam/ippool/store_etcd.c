@@ -41,9 +41,10 @@ static int oom(struct cni_err *err)
 	return -ENOMEM;
 }
 
-static int corrupt(struct cni_err *err, const char *key)
+static int corrupt(const struct estore *s, const char *key, struct cni_err *err)
 {
-	cni_err_set(err, CNI_ERR_STORE, "etcd store: corrupt value at key %s", key);
+	cni_err_set(err, CNI_ERR_STORE, "etcd %s: corrupt value at key %.*s",
+		    etcd_endpoint(s->e), KEY_MAX, key);
 	return -EIO;
 }
 
@@ -62,10 +63,10 @@ static int read_lease(const struct estore *s, const struct etcd_kv *kv, struct p
 {
 	char key[KEY_MAX];
 
-	if (layout_parse_lease(kv->value, l, keys, node))
-		return corrupt(err, kv->key);
+	if (layout_parse_lease(s->conf.prefix, kv->value, l, keys, node))
+		return corrupt(s, kv->key, err);
 	layout_owner_key(s->conf.prefix, &l->owner.key, key);
-	return strcmp(key, kv->key) ? corrupt(err, kv->key) : 0;
+	return strcmp(key, kv->key) ? corrupt(s, kv->key, err) : 0;
 }
 
 /* A transaction being built: compares, ops, and the strings they point to. */
@@ -142,8 +143,8 @@ static void backoff(struct estore *s, unsigned int attempt)
 static int contention(struct estore *s, const char *what, struct cni_err *err)
 {
 	cni_err_set(err, CNI_ERR_TRY_AGAIN,
-		    "etcd store: contention on %s outlasted %d ms, try again", what,
-		    s->conf.timeout_ms);
+		    "etcd %s: contention on %s outlasted %d ms, try again", etcd_endpoint(s->e),
+		    what, s->conf.timeout_ms);
 	return -EAGAIN;
 }
 
@@ -229,7 +230,7 @@ static int read_infos(struct estore *s, const char *network, struct touch *t, si
 		snprintf(x->key, sizeof(x->key), "%s", kvs.kv[i].key);
 		x->mod = kvs.kv[i].mod_rev;
 		if (layout_parse_info(kvs.kv[i].value, &x->pi, &x->cursor)) {
-			ret = corrupt(err, kvs.kv[i].key);
+			ret = corrupt(s, kvs.kv[i].key, err);
 			break;
 		}
 	}
@@ -432,6 +433,14 @@ static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
 	return *c <= r->span.last && *c >= r->span.first;
 }
 
+/* The address an address key of dir holds; false for any other key. */
+static bool key_addr(const char *key, const char *dir, int family, pool_u128 *a)
+{
+	size_t n = strlen(dir);
+
+	return !strncmp(key, dir, n) && !layout_hex_parse(key + n, family, a);
+}
+
 static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
 {
 	size_t i;
@@ -460,8 +469,9 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 	size_t n = 0, i;
 	int k, ret;
 
-	for (i = 0; i < kvs->n; i++) {
-		if (layout_hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+	/* etcd_range and etcd_txn refuse a page of more than PAGE keys. */
+	for (i = 0; i < kvs->n && n < PAGE; i++) {
+		if (!key_addr(kvs->kv[i].key, dir, r->family, &v))
 			continue;
 		*page_end = v;
 		if (layout_value_blocks(kvs->kv[i].value, now))
@@ -494,7 +504,7 @@ static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bo
 	size_t i;
 
 	for (i = 0; i < kvs->n; i++) {
-		if (layout_hex_parse(strrchr(kvs->kv[i].key, '/') + 1, r->family, &v))
+		if (!key_addr(kvs->kv[i].key, p->dir, r->family, &v))
 			continue;
 		if (found && v == p->addr)
 			p->mod = kvs->kv[i].mod_rev;
@@ -778,12 +788,23 @@ static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, stru
 		ret = etcd_range(s->e, start, end, LIST_PAGE, &kvs, err);
 		for (i = 0; !ret && i < kvs.n; i++)
 			ret = fn(s, &kvs.kv[i], arg, err);
-		/* The next page starts just after the last key seen. */
-		if (!ret && kvs.n)
-			snprintf(start, sizeof(start), "%s%c", kvs.kv[kvs.n - 1].key, 1);
 		if (ret || !kvs.more)
 			break;
+		/* The next page starts just after the last key seen (a page cut by
+		 * the limit has one): no key of ours is that long. */
+		if (strlen(kvs.kv[kvs.n - 1].key) >= KEY_MAX) {
+			ret = corrupt(s, kvs.kv[kvs.n - 1].key, err);
+			break;
+		}
+		snprintf(start, sizeof(start), "%s%c", kvs.kv[kvs.n - 1].key, 1);
 		etcd_kvs_release(&kvs);
+		/* Pages that keep coming must not outlast the command. */
+		if (!etcd_remaining_ms(s->e)) {
+			cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s: listing %s outlasted %d ms",
+				    etcd_endpoint(s->e), dir, s->conf.timeout_ms);
+			ret = -ETIMEDOUT;
+			break;
+		}
 	} while (1);
 	etcd_kvs_release(&kvs);
 	free(end);
@@ -902,9 +923,8 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 	struct pool_info pi;
 	pool_u128 cursor;
 
-	(void)s;
 	if (layout_parse_info(kv->value, &pi, &cursor))
-		return corrupt(err, kv->key);
+		return corrupt(s, kv->key, err);
 	return la->info_fn(&pi, la->arg);
 }
 

@@ -73,6 +73,9 @@ START_TEST(txn_request_has_compares_and_both_branches)
 }
 END_TEST
 
+static const struct etcd_op foo_page = { .type = ETCD_RANGE, .key = "foo", .range_end = "fop",
+					  .limit = 2 };
+
 START_TEST(range_answer_decodes_keys_and_string_revisions)
 {
 	/* As etcd 3.4 prints it: int64 as strings, bytes as base64, zero values left out. */
@@ -83,7 +86,7 @@ START_TEST(range_answer_decodes_keys_and_string_revisions)
 			   "\"version\":\"1\"}],\"more\":true,\"count\":\"7\"}";
 	struct etcd_kvs kvs;
 
-	ck_assert_int_eq(etcd_parse_range(body, &kvs), 0);
+	ck_assert_int_eq(etcd_parse_range(body, &foo_page, &kvs), 0);
 	ck_assert_int_eq(kvs.n, 2);
 	ck_assert(kvs.more);
 	ck_assert_int_eq(kvs.revision, 42);
@@ -100,9 +103,10 @@ END_TEST
 
 START_TEST(range_answer_empty)
 {
+	const struct etcd_op one = { .type = ETCD_RANGE, .key = "k" };
 	struct etcd_kvs kvs;
 
-	ck_assert_int_eq(etcd_parse_range("{\"header\":{\"revision\":\"3\"}}", &kvs), 0);
+	ck_assert_int_eq(etcd_parse_range("{\"header\":{\"revision\":\"3\"}}", &one, &kvs), 0);
 	ck_assert_int_eq(kvs.n, 0);
 	ck_assert(!kvs.more);
 	ck_assert_int_eq(kvs.revision, 3);
@@ -110,36 +114,67 @@ START_TEST(range_answer_empty)
 }
 END_TEST
 
+#define KV(key, rest) "{\"key\":\"" key "\",\"create_revision\":\"2\",\"version\":\"1\"" rest "}"
+#define HDR "{\"header\":{\"revision\":\"9\"},"
+
 static const char *const bad_ranges[] = {
 	"not json",
 	"{\"header\":{\"revision\":\"x1\"}}",
+	"{\"header\":{\"revision\":\" 5\"}}",
+	"{\"header\":{\"revision\":1.5}}",
+	"{\"header\":{\"revision\":1e300}}",
 	"{\"kvs\":{}}",
-	"{\"kvs\":[{\"key\":\"@@@\"}]}",
-	"{\"kvs\":[{\"key\":\"Zm9v\",\"mod_revision\":\"\"}]}",
-	"{\"kvs\":[{\"key\":\"Zm9\"}]}",
+	HDR "\"kvs\":[" KV("@@@", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9", ",\"mod_revision\":\"3\"") "]}",
+	/* padding only at the end; a NUL byte inside */
+	HDR "\"kvs\":[" KV("Zg=v", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"3\",\"value\":\"AA==\"") "]}",
 	"{\"more\":\"yes\"}",
+	/* not an answer to foo_page: outside it, out of order, over the limit, more
+	 * before the limit, revisions that do not hold together */
+	HDR "\"kvs\":[" KV("Zm9w", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9vMg==", ",\"mod_revision\":\"3\"") ","
+	    KV("Zm9v", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"3\"") ","
+	    KV("Zm9v", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"3\"") "," KV("Zm9vMQ==", ",\"mod_revision\":\"3\"")
+	    "," KV("Zm9vMg==", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"more\":true,\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"3\"") "]}",
+	HDR "\"more\":true}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"10\"") "]}",
+	HDR "\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"1\"") "]}",
+	HDR "\"kvs\":[{\"key\":\"Zm9v\",\"mod_revision\":\"3\",\"create_revision\":\"2\"}]}",
+	"{\"kvs\":[" KV("Zm9v", ",\"mod_revision\":\"3\"") "]}",
 };
 
 START_TEST(range_answer_malformed_is_einval)
 {
 	struct etcd_kvs kvs;
 
-	ck_assert_int_eq(etcd_parse_range(bad_ranges[_i], &kvs), -EINVAL);
+	ck_assert_int_eq(etcd_parse_range(bad_ranges[_i], &foo_page, &kvs), -EINVAL);
 	ck_assert_int_eq(kvs.n, 0);
 	ck_assert_ptr_null(kvs.kv);
 }
 END_TEST
 
+static const struct etcd_op put_del[] = {
+	{ .type = ETCD_PUT, .key = "a", .value = "x" },
+	{ .type = ETCD_DELETE, .key = "b" },
+};
+static const struct etcd_op read_a[] = { { .type = ETCD_RANGE, .key = "a" } };
+static const struct etcd_txn put_or_read = { NULL, 0, put_del, 2, read_a, 1 };
+
 START_TEST(txn_answer_without_succeeded_is_false)
 {
 	/* A failed compare: proto3 JSON omits "succeeded"; the failure branch ran. */
 	const char *body = "{\"header\":{\"revision\":\"9\"},\"responses\":[{\"response_range\":"
-			   "{\"header\":{\"revision\":\"9\"},\"kvs\":[{\"key\":\"YQ==\","
-			   "\"mod_revision\":\"8\",\"value\":\"eA==\"}],\"count\":\"1\"}}]}";
+			   "{\"header\":{\"revision\":\"9\"},\"kvs\":[" KV("YQ==", ",\"mod_revision\":\"8\","
+			   "\"value\":\"eA==\"") "],\"count\":\"1\"}}]}";
 	struct etcd_kvs r[2];
 	bool ok = true;
 
-	ck_assert_int_eq(etcd_parse_txn(body, &ok, r, 2), 0);
+	ck_assert_int_eq(etcd_parse_txn(body, &put_or_read, &ok, r, 2), 0);
 	ck_assert(!ok);
 	ck_assert_int_eq(r[0].n, 1);
 	ck_assert_str_eq(r[0].kv[0].key, "a");
@@ -156,10 +191,51 @@ START_TEST(txn_answer_succeeded_skips_other_responses)
 			   "{\"response_delete_range\":{\"header\":{},\"deleted\":\"1\"}}]}";
 	bool ok = false;
 
-	ck_assert_int_eq(etcd_parse_txn(body, &ok, NULL, 0), 0);
+	ck_assert_int_eq(etcd_parse_txn(body, &put_or_read, &ok, NULL, 0), 0);
 	ck_assert(ok);
-	ck_assert_int_eq(etcd_parse_txn("{\"succeeded\":\"true\"}", &ok, NULL, 0), -EINVAL);
-	ck_assert_int_eq(etcd_parse_txn("[]", &ok, NULL, 0), -EINVAL);
+	ck_assert_int_eq(etcd_parse_txn("{\"succeeded\":\"true\"}", &put_or_read, &ok, NULL, 0),
+			 -EINVAL);
+	ck_assert_int_eq(etcd_parse_txn("[]", &put_or_read, &ok, NULL, 0), -EINVAL);
+}
+END_TEST
+
+/* Responses that do not match the ops of the branch that ran. */
+static const char *const bad_txns[] = {
+	"{\"succeeded\":true,\"responses\":[{\"response_put\":{}}]}",
+	"{\"succeeded\":true,\"responses\":[{\"response_put\":{}},{\"response_put\":{}}]}",
+	"{\"succeeded\":true,\"responses\":[{\"response_put\":{}},{\"response_delete_range\":1}]}",
+	"{\"succeeded\":true,\"responses\":[{\"response_put\":{},\"response_range\":{}},"
+	"{\"response_delete_range\":{}}]}",
+	"{\"succeeded\":true}",
+	"{\"responses\":[{\"response_put\":{}}]}",
+	"{\"responses\":{\"response_range\":{}}}",
+	"{\"responses\":[{\"response_range\":{\"header\":{\"revision\":\"9\"},\"kvs\":["
+	KV("Yg==", ",\"mod_revision\":\"8\"") "]}}]}",
+	"{\"responses\":[]}",
+};
+
+START_TEST(txn_answer_not_matching_the_branch_is_einval)
+{
+	struct etcd_kvs r[1];
+	bool ok;
+
+	ck_assert_int_eq(etcd_parse_txn(bad_txns[_i], &put_or_read, &ok, r, 1), -EINVAL);
+	ck_assert_ptr_null(r[0].kv);
+}
+END_TEST
+
+START_TEST(token_answer)
+{
+	char tok[8];
+
+	ck_assert_int_eq(etcd_parse_token("{\"header\":{},\"token\":\"abc.12\"}", tok, sizeof(tok)), 0);
+	ck_assert_str_eq(tok, "abc.12");
+	ck_assert_int_eq(etcd_parse_token("{\"token\":\"abcdefgh\"}", tok, sizeof(tok)), -EINVAL);
+	ck_assert_int_eq(etcd_parse_token("{\"token\":\"a\\r\\nX: y\"}", tok, sizeof(tok)), -EINVAL);
+	ck_assert_int_eq(etcd_parse_token("{\"token\":\"a b\"}", tok, sizeof(tok)), -EINVAL);
+	ck_assert_int_eq(etcd_parse_token("{\"token\":\"\"}", tok, sizeof(tok)), -EINVAL);
+	ck_assert_int_eq(etcd_parse_token("{\"token\":7}", tok, sizeof(tok)), -EINVAL);
+	ck_assert_int_eq(etcd_parse_token("", tok, sizeof(tok)), -EINVAL);
 }
 END_TEST
 
@@ -469,7 +545,7 @@ START_TEST(lease_round_trip)
 	char *v = layout_lease_value(&l, keys, "node-1");
 
 	ck_assert_ptr_nonnull(v);
-	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys, node), 0);
+	ck_assert_int_eq(layout_parse_lease("/p", v, &back, back_keys, node), 0);
 	ck_assert_str_eq(back.owner.key.containerid, "c1");
 	ck_assert_str_eq(back.owner.cni_network, "rail-1");
 	ck_assert_str_eq(node, "node-1");
@@ -485,17 +561,19 @@ START_TEST(lease_round_trip)
 	l.owner.cni_network[0] = '\0';
 	v = layout_lease_value(&l, keys, "node-1");
 	ck_assert_ptr_null(strstr(v, "cniNetwork"));
-	ck_assert_int_eq(layout_parse_lease(v, &back, back_keys, node), 0);
+	ck_assert_int_eq(layout_parse_lease("/p", v, &back, back_keys, node), 0);
 	ck_assert_str_eq(back.owner.cni_network, "");
 	free(v);
-	ck_assert_int_eq(layout_parse_lease("{\"containerID\":\"c1\"}", &back, back_keys, node), -EINVAL);
-	ck_assert_int_eq(layout_parse_lease("garbage", &back, back_keys, node), -EINVAL);
+	ck_assert_int_eq(layout_parse_lease("/p", "{\"containerID\":\"c1\"}", &back, back_keys, node),
+			 -EINVAL);
+	ck_assert_int_eq(layout_parse_lease("/p", "garbage", &back, back_keys, node), -EINVAL);
 }
 END_TEST
 
 /* Leases as older versions wrote them (no node, no cniNetwork) and damaged ones. */
 #define LEASE_HEAD "{\"containerID\":\"c1\",\"ifname\":\"net1\",\"podNamespace\":\"\",\"podName\":\"\"," \
-		   "\"podUID\":\"\",\"created\":1,\"addrs\":[]"
+		   "\"podUID\":\"\",\"created\":1,\"addrs\":[{\"network\":\"_\",\"pool\":\"192.0.2.0/24\"," \
+		   "\"family\":4,\"prefixLength\":24,\"address\":\"192.0.2.1\",\"key\":\"/p/n/_/v4/c0000201\"}]"
 static const struct {
 	const char *value;
 	int ret;
@@ -515,7 +593,7 @@ START_TEST(lease_versions)
 	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
 	struct pool_lease l;
 
-	ck_assert_int_eq(layout_parse_lease(leases[_i].value, &l, keys, node), leases[_i].ret);
+	ck_assert_int_eq(layout_parse_lease("/p", leases[_i].value, &l, keys, node), leases[_i].ret);
 	if (leases[_i].ret)
 		return;
 	ck_assert_str_eq(l.owner.cni_network, leases[_i].cni_network);
@@ -582,6 +660,44 @@ START_TEST(gc_key_bad)
 }
 END_TEST
 
+#define LEASE(id, created, fam, len, key) "{\"containerID\":\"" id "\",\"ifname\":\"net1\"," \
+	"\"podNamespace\":\"\",\"podName\":\"\",\"podUID\":\"\",\"created\":" created "," \
+	"\"addrs\":[{\"network\":\"_\",\"pool\":\"192.0.2.0/24\",\"family\":" fam "," \
+	"\"prefixLength\":" len ",\"address\":\"192.0.2.1\",\"key\":\"" key "\"}]}"
+
+static const struct {
+	const char *value;
+	int ret;
+} damaged_leases[] = {
+	{ LEASE("c1", "1", "4", "24", "/p/n/_/v4/c0000201"), 0 },
+	{ LEASE("c1", "1", "4", "24", "/p/n/_/p/192.0.2.0_24/c0000201"), 0 },
+	/* DEL would delete what the lease names: only the key of its address */
+	{ LEASE("c1", "1", "4", "24", "/q/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "4", "24", "/p/n/other/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "4", "24", "/p/o/c2/net1"), -EINVAL },
+	{ LEASE("c1", "1", "4", "24", "c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "6", "24", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "5", "24", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "4", "33", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1", "4", "-1", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1e300", "4", "24", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("c1", "1.5", "4", "24", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ LEASE("../c1", "1", "4", "24", "/p/n/_/v4/c0000201"), -EINVAL },
+	{ "{\"containerID\":\"c1\",\"ifname\":\"net1\",\"podNamespace\":\"\",\"podName\":\"\","
+	  "\"podUID\":\"\",\"created\":1,\"addrs\":[]}", -EINVAL },
+};
+
+START_TEST(lease_checks)
+{
+	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
+	struct pool_lease l;
+
+	ck_assert_int_eq(layout_parse_lease("/p", damaged_leases[_i].value, &l, keys, node),
+			 damaged_leases[_i].ret);
+	ck_assert_int_eq(l.n_addrs, damaged_leases[_i].ret ? 0 : 1);
+}
+END_TEST
+
 START_TEST(info_round_trip)
 {
 	struct pool_info pi = { .network = "_", .pool = "10.56.0.0/16", .family = AF_INET,
@@ -597,6 +713,36 @@ START_TEST(info_round_trip)
 	ck_assert(back.shared);
 	free(v);
 	ck_assert_int_eq(layout_parse_info("{\"family\":4}", &back, &cursor), -EINVAL);
+}
+END_TEST
+
+#define INFO(fam, first, last, usable, cursor) "{\"network\":\"_\",\"pool\":\"p\",\"family\":" \
+	fam ",\"shared\":true,\"first\":\"" first "\",\"last\":\"" last "\",\"usable\":\"" \
+	usable "\",\"cursor\":\"" cursor "\"}"
+
+static const struct {
+	const char *value;
+	int ret;
+} infos[] = {
+	{ INFO("4", "00000001", "000000fe", "254", "000000ff"), 0 },
+	{ INFO("4", "00000001", "000000fe", "0", "00000001"), 0 },
+	{ INFO("4", "00000001", "000000fe", "255", "00000001"), -EINVAL },
+	{ INFO("4", "00000001", "000000fe", "254", "00000100"), -EINVAL },
+	{ INFO("4", "00000001", "000000fe", "254", "00000000"), -EINVAL },
+	{ INFO("4", "000000fe", "00000001", "0", "000000fe"), -EINVAL },
+	{ INFO("4", "00000001", "000000fe", "340282366920938463463374607431768211456", "00000001"),
+	  -EINVAL },
+	{ INFO("4", "00000001", "000000fe", "-1", "00000001"), -EINVAL },
+	{ INFO("6", "00000001", "000000fe", "254", "00000001"), -EINVAL },
+	{ INFO("\"4\"", "00000001", "000000fe", "254", "00000001"), -EINVAL },
+};
+
+START_TEST(info_checks)
+{
+	struct pool_info pi;
+	pool_u128 cursor;
+
+	ck_assert_int_eq(layout_parse_info(infos[_i].value, &pi, &cursor), infos[_i].ret);
 }
 END_TEST
 
@@ -634,6 +780,9 @@ int main(void)
 			    sizeof(bad_ranges) / sizeof(bad_ranges[0]));
 	tcase_add_test(tc, txn_answer_without_succeeded_is_false);
 	tcase_add_test(tc, txn_answer_succeeded_skips_other_responses);
+	tcase_add_loop_test(tc, txn_answer_not_matching_the_branch_is_einval, 0,
+			    sizeof(bad_txns) / sizeof(bad_txns[0]));
+	tcase_add_test(tc, token_answer);
 	tcase_add_test(tc, error_answer);
 	tcase_add_test(tc, prefix_end_bumps_last_byte);
 	tcase_add_test(tc, backoff_stays_in_bounds);
@@ -649,6 +798,8 @@ int main(void)
 	tcase_add_test(tc, gc_key_longest);
 	tcase_add_loop_test(tc, gc_key_bad, 0, sizeof(bad_gc_keys) / sizeof(bad_gc_keys[0]));
 	tcase_add_test(tc, info_round_trip);
+	tcase_add_loop_test(tc, lease_checks, 0, sizeof(damaged_leases) / sizeof(damaged_leases[0]));
+	tcase_add_loop_test(tc, info_checks, 0, sizeof(infos) / sizeof(infos[0]));
 	tcase_add_test(tc, holds_block_until_they_run_out);
 	tcase_add_loop_test(tc, http_reply_table, 0, sizeof(reply_cases) / sizeof(reply_cases[0]));
 	tcase_add_test(tc, http_header_limit);
