@@ -367,8 +367,10 @@ static int parse_range_obj(const cJSON *obj, struct etcd_kvs *out)
 	if (!cJSON_IsObject(obj) || (kvs && !cJSON_IsArray(kvs)) || (more && !cJSON_IsBool(more)))
 		return -EINVAL;
 	ret = get_int64(header, "revision", &out->revision);
-	if (ret)
+	if (ret) {
+		out->revision = 0;
 		return ret;
+	}
 	out->more = cJSON_IsTrue(more);
 	if (!n)
 		return 0;
