@@ -132,7 +132,8 @@ usage:
 	fprintf(stderr, LIST_USAGE);
 	goto out;
 fail:
-	fprintf(stderr, "ippool list: %s\n", err.code ? err.msg : "out of memory");
+	fprintf(stderr, "ippool list: %s (code %d)\n", err.code ? err.msg : "out of memory",
+		err.code ? err.code : CNI_ERR_IO);
 out:
 	pool_store_close(s);
 	free(pools.v);
