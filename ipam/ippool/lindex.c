@@ -12,6 +12,9 @@
 #define MAGIC "ippoolx1"
 #define HDR 16			/* magic + count; keeps entries 16-byte aligned */
 #define MIN_CAP 256
+/* 2^26 addresses (1 GiB) per scope: more than any cluster holds; a bigger
+ * file is damage, and rebuilt. */
+#define MAX_CAP ((size_t)1 << 26)
 
 static int map(struct lidx *x, size_t len)
 {
@@ -27,13 +30,11 @@ static int map(struct lidx *x, size_t len)
 	return 0;
 }
 
-static int init_file(int fd)
+/* The file's blocks are allocated, not only its size set: a store on a full
+ * disk fails here with ENOSPC rather than with SIGBUS at a write to the map. */
+static int allocate(int fd, size_t len)
 {
-	char hdr[HDR] = MAGIC;
-
-	if (ftruncate(fd, HDR + MIN_CAP * sizeof(pool_u128)) < 0)
-		return -errno;
-	return pwrite(fd, hdr, HDR, 0) == HDR ? 0 : -EIO;
+	return -posix_fallocate(fd, 0, (off_t)len);
 }
 
 int lidx_open(int dirfd, const char *name, struct lidx *x)
@@ -42,20 +43,17 @@ int lidx_open(int dirfd, const char *name, struct lidx *x)
 	int ret;
 
 	memset(x, 0, sizeof(*x));
-	x->fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	/* O_NONBLOCK: a FIFO put in its place must not hang the open. */
+	x->fd = openat(dirfd, name, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 	if (x->fd < 0)
-		return -errno;
+		return errno == ENOENT ? -ENOENT : errno == ELOOP ? -EBADMSG : -errno;
 	ret = -errno;
 	if (fstat(x->fd, &st) < 0)
 		goto fail;
-	if (st.st_size == 0) {
-		ret = init_file(x->fd);
-		if (ret)
-			goto fail;
-		st.st_size = HDR + MIN_CAP * sizeof(pool_u128);
-	}
+	/* Every index starts with its header: an empty file was cut, not made. */
 	ret = -EBADMSG;
-	if (st.st_size < HDR || (st.st_size - HDR) % sizeof(pool_u128))
+	if (!S_ISREG(st.st_mode) || st.st_size < HDR || (st.st_size - HDR) % sizeof(pool_u128) ||
+	    (size_t)(st.st_size - HDR) / sizeof(pool_u128) > MAX_CAP)
 		goto fail;
 	ret = map(x, (size_t)st.st_size);
 	if (ret)
@@ -66,6 +64,25 @@ int lidx_open(int dirfd, const char *name, struct lidx *x)
 	return 0;
 fail:
 	lidx_close(x);
+	return ret;
+}
+
+int lidx_create(int dirfd, const char *name, struct lidx *x)
+{
+	const char hdr[HDR] = MAGIC;
+	int fd, ret;
+
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0)
+		return -errno;
+	ret = allocate(fd, HDR + MIN_CAP * sizeof(pool_u128));
+	if (!ret && pwrite(fd, hdr, HDR, 0) != HDR)
+		ret = errno ? -errno : -EIO;
+	close(fd);
+	if (!ret)
+		ret = lidx_open(dirfd, name, x);
+	if (ret)
+		unlinkat(dirfd, name, 0);
 	return ret;
 }
 
@@ -105,9 +122,13 @@ static int grow(struct lidx *x)
 {
 	size_t cap = x->cap < MIN_CAP ? MIN_CAP : 2 * x->cap;
 	size_t len = HDR + cap * sizeof(pool_u128);
+	int ret;
 
-	if (ftruncate(x->fd, (off_t)len) < 0)
-		return -errno;
+	if (cap > MAX_CAP)
+		return -EFBIG;
+	ret = allocate(x->fd, len);
+	if (ret)
+		return ret;
 	munmap(x->map, x->map_len);
 	x->map = NULL;
 	return map(x, len);
@@ -149,7 +170,7 @@ int lidx_write(int dirfd, const char *name, const pool_u128 *a, size_t n)
 
 	if (unlinkat(dirfd, name, 0) < 0 && errno != ENOENT)
 		return -errno;
-	ret = lidx_open(dirfd, name, &x);
+	ret = lidx_create(dirfd, name, &x);
 	if (ret)
 		return ret;
 	while (x.cap < n && !ret)

@@ -15,8 +15,12 @@ struct lidx {
 	size_t cap;
 };
 
-/* Opens (creating empty) dirfd/name. A file of the wrong shape: -EBADMSG. */
+/* Opens dirfd/name: -ENOENT when there is none; -EBADMSG when it is not an
+ * index (not a regular file, empty, torn, over 2^26 entries, no magic, a
+ * count past its size): the caller rebuilds it. */
 int lidx_open(int dirfd, const char *name, struct lidx *x);
+/* Creates dirfd/name empty (-EEXIST when it is there), blocks allocated. */
+int lidx_create(int dirfd, const char *name, struct lidx *x);
 void lidx_close(struct lidx *x);
 static inline size_t lidx_len(const struct lidx *x)
 {

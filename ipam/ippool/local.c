@@ -623,8 +623,10 @@ static int rebuild(struct local *l, bool clean, struct cni_err *err)
 	return ret;
 }
 
-/* The index of a scope, opened once per op. An index file found malformed
- * is rebuilt from the lease files on the spot (index/ stays dirty). */
+/* The index of a scope, opened once per op. An index file found missing or
+ * malformed is rebuilt from the lease files on the spot (index/ stays
+ * dirty): a scope's file is there from its first address on, so a missing
+ * one was lost, or the scope is new (a rebuild of what the node holds, once). */
 static int get_scope(struct local *l, const char *name, struct lidx **out, struct cni_err *err)
 {
 	struct scope *s;
@@ -642,11 +644,13 @@ static int get_scope(struct local *l, const char *name, struct lidx **out, struc
 	snprintf(file, sizeof(file), "%s.idx", name);
 	s = &l->scopes[l->n_scopes];
 	ret = lidx_open(l->dir[INDEX], file, &s->x);
-	if (ret == -EBADMSG) {
+	if (ret == -EBADMSG || ret == -ENOENT) {
 		ret = rebuild(l, false, err);
 		s = &l->scopes[l->n_scopes];
 		if (!ret)
 			ret = lidx_open(l->dir[INDEX], file, &s->x);
+		if (ret == -ENOENT)
+			ret = lidx_create(l->dir[INDEX], file, &s->x);
 	}
 	if (ret)
 		return fail(err, l, "cannot open index", file, ret);

@@ -360,7 +360,9 @@ int pool_first_free(const struct pool_range *r, const pool_u128 *taken, size_t n
 			}
 			stop = taken[run_end(taken, n, i)];
 		}
-		if (stop >= r->span.last)
+		/* stop < c only when taken was not sorted (a damaged index):
+		 * moving back could go round for ever. */
+		if (stop >= r->span.last || stop < c)
 			return -ENOSPC;
 		c = stop + 1;
 	}

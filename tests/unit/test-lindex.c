@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <sys/stat.h>
 #include "lindex.h"
 #include "unit.h"
 
@@ -29,6 +30,14 @@ static void teardown(void)
 	ck_assert_int_eq(system(cmd), 0);
 }
 
+static const char *dir_path(const char *name)
+{
+	static char path[128];
+
+	snprintf(path, sizeof(path), "%s/%s", dir, name);
+	return path;
+}
+
 static void assert_sorted(const struct lidx *x)
 {
 	for (size_t i = 1; i < lidx_len(x); i++)
@@ -41,7 +50,8 @@ START_TEST(test_insert_reopen)
 	struct lidx x;
 	const size_t n = 5000;
 
-	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), 0);
+	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), -ENOENT);
+	ck_assert_int_eq(lidx_create(dfd, "s.idx", &x), 0);
 	for (size_t i = 0; i < n; i++)
 		ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + (i * 7919) % n), 0);
 	ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + 3), -EEXIST);
@@ -51,6 +61,7 @@ START_TEST(test_insert_reopen)
 	assert_sorted(&x);
 	ck_assert(lidx_has(&x, ((pool_u128)1 << 100) + n - 1));
 	ck_assert(!lidx_has(&x, ((pool_u128)1 << 100) + n));
+	ck_assert_int_eq(lidx_create(dfd, "s.idx", &x), -EEXIST);
 	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), 0);
 	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), -ENOENT);
 	ck_assert_uint_eq(lidx_len(&x), n - 1);
@@ -101,6 +112,8 @@ static const struct {
 	{ "ippoolx1\xff\xff\xff\xff\xff\xff\xff\xff", 16 },	/* count past capacity */
 	{ "notmagic\0\0\0\0\0\0\0\0", 16 },
 	{ "ippoolx1\0\0\0\0\0\0\0\0xyz", 19 },			/* torn entry */
+	{ "", 0 },						/* cut to nothing */
+	{ "ippoolx", 7 },					/* torn header */
 };
 
 START_TEST(test_bad_file)
@@ -115,6 +128,34 @@ START_TEST(test_bad_file)
 }
 END_TEST
 
+/* What stands where an index should be and is none: refused, not followed or waited on. */
+START_TEST(test_not_a_file)
+{
+	struct lidx x;
+
+	ck_assert_int_eq(mkfifo(dir_path("fifo.idx"), 0600), 0);
+	ck_assert_int_eq(lidx_open(dfd, "fifo.idx", &x), -EBADMSG);
+	ck_assert_int_eq(symlinkat("/etc/passwd", dfd, "link.idx"), 0);
+	ck_assert_int_eq(lidx_open(dfd, "link.idx", &x), -EBADMSG);
+	ck_assert_int_eq(mkdirat(dfd, "dir.idx", 0700), 0);
+	ck_assert_int_ne(lidx_open(dfd, "dir.idx", &x), 0);
+}
+END_TEST
+
+/* Past 2^26 entries a file is damage, however well its header reads. */
+START_TEST(test_oversized)
+{
+	struct lidx x;
+	int fd = openat(dfd, "big.idx", O_WRONLY | O_CREAT | O_TRUNC, 0600);
+
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(write(fd, "ippoolx1\1\0\0\0\0\0\0\0", 16), 16);
+	ck_assert_int_eq(ftruncate(fd, 16 + ((off_t)1 << 26) * 16 + 16), 0);
+	close(fd);
+	ck_assert_int_eq(lidx_open(dfd, "big.idx", &x), -EBADMSG);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, teardown);
@@ -122,6 +163,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_empty_file_grows);
 	tcase_add_test(tc, test_write);
 	tcase_add_loop_test(tc, test_bad_file, 0, sizeof(bad) / sizeof(bad[0]));
+	tcase_add_test(tc, test_not_a_file);
+	tcase_add_test(tc, test_oversized);
 }
 
 int main(void)
