@@ -30,6 +30,7 @@ struct etcd {
 	struct http_conn http;		/* http:// endpoints */
 	char token[TOKEN_MAX];
 	int cur;			/* endpoint in use */
+	struct timespec start;		/* of the command's clock */
 	struct timespec deadline;
 	unsigned long conflicts;
 };
@@ -660,6 +661,11 @@ static long ms_until(const struct timespec *t)
 	return (t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
 }
 
+long etcd_elapsed_ms(const struct etcd *e)
+{
+	return -ms_until(&e->start);
+}
+
 long etcd_remaining_ms(const struct etcd *e)
 {
 	long ms = ms_until(&e->deadline);
@@ -896,7 +902,8 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 		goto fail;
 	http_init(&e->http);
 	e->conf = conf;
-	clock_gettime(CLOCK_MONOTONIC, &e->deadline);
+	clock_gettime(CLOCK_MONOTONIC, &e->start);
+	e->deadline = e->start;
 	e->deadline.tv_sec += conf->timeout_ms / 1000;
 	e->deadline.tv_nsec += conf->timeout_ms % 1000 * 1000000L;
 	if (e->deadline.tv_nsec >= 1000000000L) {

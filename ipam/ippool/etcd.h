@@ -82,6 +82,8 @@ struct etcd;
  * conf->timeout_ms. Authenticates when a username is set. */
 int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *err);
 void etcd_close(struct etcd *e);
+/* Milliseconds since the command's clock started (etcd_open). */
+long etcd_elapsed_ms(const struct etcd *e);
 /* Milliseconds left of the command's budget (0 when spent). */
 long etcd_remaining_ms(const struct etcd *e);
 /* The endpoint the last request went to (for messages). */

@@ -332,24 +332,6 @@ char *layout_info_value(const struct pool_info *r, pool_u128 cursor)
 	return json_print_free(o, ok ? 0 : -ENOMEM);
 }
 
-static int parse_u128(const char *s, pool_u128 *out)
-{
-	pool_u128 d;
-
-	*out = 0;
-	if (!s || !*s)
-		return -EINVAL;
-	for (; *s; s++) {
-		if (*s < '0' || *s > '9')
-			return -EINVAL;
-		d = (pool_u128)(*s - '0');
-		if (*out > (~(pool_u128)0 - d) / 10)
-			return -EINVAL;
-		*out = *out * 10 + d;
-	}
-	return 0;
-}
-
 static const char *str_of(const cJSON *o, const char *name)
 {
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name)) ?: "";
@@ -372,7 +354,7 @@ int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor
 	if (layout_hex_parse(str_of(o, "first"), pi->family, &pi->span.first) ||
 	    layout_hex_parse(str_of(o, "last"), pi->family, &pi->span.last) ||
 	    layout_hex_parse(str_of(o, "cursor"), pi->family, cursor) ||
-	    parse_u128(str_of(o, "usable"), &pi->usable))
+	    range_u128_parse(str_of(o, "usable"), &pi->usable))
 		goto out;
 	/* A span, a count that fits in it, a cursor in it or just past its end. */
 	if (sp->first > sp->last || (pi->usable && pi->usable - 1 > sp->last - sp->first) ||

@@ -18,6 +18,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "lindex.h"
+#include "lrecord.h"
 #include "log.h"
 #include "range.h"
 #include "store.h"
@@ -47,8 +48,7 @@
  * names, containerIDs or ifnames, so names cannot collide.
  */
 
-#define LEASE_MAGIC "ippool-lease 1"
-#define SCOPE_MAX (POOL_NAME_MAX + POOL_ID_MAX + 8)
+#define SCOPE_MAX LREC_SCOPE_MAX
 #define MAX_SCOPES 16
 #define FILE_MAX 8192
 
@@ -73,11 +73,6 @@ struct local {
 enum subdir { LEASES, HOLDS, POOLS, INDEX };
 static const char *const subdirs[] = { "leases", "holds", "pools", "index" };
 
-/* A lease as stored: the public lease plus what names each address's scope. */
-struct slease {
-	struct pool_lease l;
-	bool shared[POOL_MAX_RANGES];
-};
 
 static struct local *to_local(struct pool_store *s)
 {
@@ -111,20 +106,32 @@ static void close_scopes(struct local *l)
 	l->n_scopes = 0;
 }
 
-static int read_file(int dirfd, const char *name, char *buf, size_t size)
+/* A record file whole into buf (NUL-terminated), its length in *len: -EFBIG
+ * past size - 1 bytes; -EBADMSG when it is not a regular file (O_NONBLOCK:
+ * a FIFO in its place must not hang us) or is a symlink. */
+static int read_file(int dirfd, const char *name, char *buf, size_t size, size_t *len)
 {
-	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW);
+	int fd = openat(dirfd, name, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	struct stat st;
 	ssize_t n;
+	int ret = 0;
 
 	if (fd < 0)
-		return -errno;
-	n = read(fd, buf, size - 1);
+		return errno == ELOOP ? -EBADMSG : -errno;
+	if (fstat(fd, &st) < 0)
+		ret = -errno;
+	else if (!S_ISREG(st.st_mode))
+		ret = -EBADMSG;
+	n = ret ? 0 : read(fd, buf, size - 1);
 	close(fd);
+	if (ret)
+		return ret;
 	if (n < 0)
 		return -errno;
 	if ((size_t)n == size - 1)
 		return -EFBIG;
 	buf[n] = '\0';
+	*len = (size_t)n;
 	return 0;
 }
 
@@ -166,83 +173,52 @@ static void read_boot_id(char buf[64])
 /* The state file's one line: "<boot id> clean" or "<boot id> dirty",
  * rewritten in place (no new inode per op: ext4 inode allocation is the
  * costliest part of a file create). */
-static int write_state(struct local *l, const char *word, struct cni_err *err)
+static int write_state(struct local *l, bool clean, struct cni_err *err)
 {
 	char line[128];
-	int len = snprintf(line, sizeof(line), "%s %s\n", l->boot_id, word);
+	int len = lrec_state_format(l->boot_id, clean, line, sizeof(line));
 
-	if (pwrite(l->lockfd, line, (size_t)len, 0) != len || ftruncate(l->lockfd, len) < 0)
+	if (len < 0 || pwrite(l->lockfd, line, (size_t)len, 0) != len ||
+	    ftruncate(l->lockfd, len) < 0)
 		return fail(err, l, "cannot write", "state", errno ? -errno : -EIO);
 	return 0;
 }
 
+/* Whatever else the state file holds (cut, garbage, grown) is not clean. */
 static bool index_clean(struct local *l)
 {
-	char want[128], have[128];
-	ssize_t n = pread(l->lockfd, have, sizeof(have) - 1, 0);
+	char have[128];
+	ssize_t n = pread(l->lockfd, have, sizeof(have), 0);
 
-	snprintf(want, sizeof(want), "%s clean\n", l->boot_id);
-	have[n > 0 ? n : 0] = '\0';
-	return !strcmp(want, have);
+	return n > 0 && lrec_state_clean(have, (size_t)n, l->boot_id);
 }
 
 static int mark_dirty(struct local *l, struct cni_err *err)
 {
-	return write_state(l, "dirty", err);
+	return write_state(l, false, err);
 }
 
 static int mark_clean(struct local *l, struct cni_err *err)
 {
-	return write_state(l, "clean", err);
+	return write_state(l, true, err);
 }
 
-/* Control characters would break the line format. */
-static void clean_value(const char *in, char *out, size_t size)
+/* 0, -ENOENT (err untouched), or a store error. The file must be about the
+ * attachment its name says. */
+static int lease_read(struct local *l, const char *name, struct lrec_lease *s, struct cni_err *err)
 {
-	size_t i;
+	char buf[FILE_MAX], want[NAME_MAX + 1];
+	size_t len;
+	int ret = read_file(l->dir[LEASES], name, buf, sizeof(buf), &len);
 
-	for (i = 0; in[i] && i + 1 < size; i++)
-		out[i] = (unsigned char)in[i] < 0x20 ? '?' : in[i];
-	out[i] = '\0';
-}
-
-static int lease_format(const struct slease *s, char *buf, size_t size)
-{
-	const struct pool_owner *o = &s->l.owner;
-	char ns[POOL_STR_MAX], name[POOL_STR_MAX], uid[POOL_STR_MAX], a[64];
-	size_t n;
-
-	clean_value(o->pod_namespace, ns, sizeof(ns));
-	clean_value(o->pod_name, name, sizeof(name));
-	clean_value(o->pod_uid, uid, sizeof(uid));
-	n = (size_t)snprintf(buf, size, LEASE_MAGIC "\ncontainerid %s\nifname %s\n%s%s%s"
-			     "pod_namespace %s\npod_name %s\npod_uid %s\ncreated %" PRId64 "\n",
-			     o->key.containerid, o->key.ifname, o->cni_network[0] ? "cni_network " : "",
-			     o->cni_network, o->cni_network[0] ? "\n" : "", ns, name, uid, o->created);
-	for (int i = 0; i < s->l.n_addrs && n < size; i++) {
-		const struct pool_addr *p = &s->l.addrs[i];
-
-		pool_addr_format(p->family, p->addr, a, sizeof(a));
-		n += (size_t)snprintf(buf + n, size - n, "addr %s %s %d %d %s\n", p->network, p->pool,
-				      p->prefix_len, s->shared[i], a);
-	}
-	return n < size ? (int)n : -ENOSPC;
-}
-
-static int parse_addr_line(char *v, struct slease *s)
-{
-	struct pool_addr *p = &s->l.addrs[s->l.n_addrs];
-	char net[POOL_NAME_MAX], pool[POOL_ID_MAX], a[64];
-	int shared;
-
-	if (s->l.n_addrs == POOL_MAX_RANGES ||
-	    sscanf(v, "%255s %127s %d %d %63s", net, pool, &p->prefix_len, &shared, a) != 5 ||
-	    range_addr_parse(a, &p->family, &p->addr))
-		return -EBADMSG;
-	strcpy(p->network, net);
-	strcpy(p->pool, pool);
-	s->shared[s->l.n_addrs++] = shared;
-	return 0;
+	if (ret == -ENOENT)
+		return ret;
+	if (!ret)
+		ret = lrec_lease_parse(buf, len, s);
+	if (!ret && (snprintf(want, sizeof(want), "%s:%s", s->l.owner.key.containerid,
+			      s->l.owner.key.ifname) >= (int)sizeof(want) || strcmp(want, name)))
+		ret = -EBADMSG;
+	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
 }
 
 /* design.md: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
@@ -254,77 +230,6 @@ static bool valid_id(const char *s)
 		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
 			return false;
 	return true;
-}
-
-/* The owner's text lines of a lease file. */
-static const struct {
-	const char *key;
-	size_t off, size;
-} owner_lines[] = {
-	{ "containerid", offsetof(struct pool_owner, key.containerid), POOL_NAME_MAX },
-	{ "ifname", offsetof(struct pool_owner, key.ifname), POOL_IFNAME_MAX },
-	{ "cni_network", offsetof(struct pool_owner, cni_network), POOL_NAME_MAX },
-	{ "pod_namespace", offsetof(struct pool_owner, pod_namespace), POOL_STR_MAX },
-	{ "pod_name", offsetof(struct pool_owner, pod_name), POOL_STR_MAX },
-	{ "pod_uid", offsetof(struct pool_owner, pod_uid), POOL_STR_MAX },
-};
-
-static int parse_owner_line(struct pool_owner *o, const char *key, const char *v)
-{
-	for (size_t i = 0; i < sizeof(owner_lines) / sizeof(owner_lines[0]); i++) {
-		if (strcmp(key, owner_lines[i].key))
-			continue;
-		if (strlen(v) >= owner_lines[i].size)
-			return -EBADMSG;
-		strcpy((char *)o + owner_lines[i].off, v);
-		return 0;
-	}
-	return -EBADMSG;
-}
-
-static int lease_parse(char *buf, struct slease *s)
-{
-	struct pool_owner *o = &s->l.owner;
-	char *line, *save = NULL, *v;
-	int ret = 0;
-
-	memset(s, 0, sizeof(*s));
-	line = strtok_r(buf, "\n", &save);
-	if (!line || strcmp(line, LEASE_MAGIC))
-		return -EBADMSG;
-	while (!ret && (line = strtok_r(NULL, "\n", &save))) {
-		v = strchr(line, ' ');
-		if (!v)
-			return -EBADMSG;
-		*v++ = '\0';
-		if (!strcmp(line, "created"))
-			o->created = strtoll(v, NULL, 10);
-		else if (!strcmp(line, "addr"))
-			ret = parse_addr_line(v, s);
-		else
-			ret = parse_owner_line(o, line, v);
-	}
-	if (!ret && (!o->key.containerid[0] || !o->key.ifname[0] ||
-		     (o->cni_network[0] && !valid_id(o->cni_network))))
-		ret = -EBADMSG;
-	return ret;
-}
-
-/* 0, -ENOENT (err untouched), or a store error. The file must be about the
- * attachment its name says. */
-static int lease_read(struct local *l, const char *name, struct slease *s, struct cni_err *err)
-{
-	char buf[FILE_MAX], want[NAME_MAX + 1];
-	int ret = read_file(l->dir[LEASES], name, buf, sizeof(buf));
-
-	if (ret == -ENOENT)
-		return ret;
-	if (!ret)
-		ret = lease_parse(buf, s);
-	if (!ret && (snprintf(want, sizeof(want), "%s:%s", s->l.owner.key.containerid,
-			      s->l.owner.key.ifname) >= (int)sizeof(want) || strcmp(want, name)))
-		ret = -EBADMSG;
-	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
 }
 
 static int lease_name(const struct pool_key *k, char *buf, size_t size, struct cni_err *err)
@@ -407,14 +312,27 @@ static int list_dir(int dirfd, bool reap, char ***out, size_t *n)
 	return 0;
 }
 
-/* A hold file: "<scope> <address> <until>". */
-static int hold_parse(char *buf, char *scope, int *family, pool_u128 *addr, int64_t *until)
+/* The name of a hold's file: "<scope>@<32 hex digits>"; -ENAMETOOLONG. */
+static int hold_name(const struct lrec_hold *h, char name[NAME_MAX + 1])
 {
-	char a[64];
+	int n = snprintf(name, NAME_MAX + 1, "%.*s@%016" PRIx64 "%016" PRIx64, NAME_MAX,
+			 h->scope, (uint64_t)(h->addr >> 64), (uint64_t)h->addr);
 
-	if (sscanf(buf, "%383s %63s %" SCNd64, scope, a, until) != 3 || range_addr_parse(a, family, addr))
-		return -EBADMSG;
-	return 0;
+	return n > NAME_MAX ? -ENAMETOOLONG : 0;
+}
+
+/* A hold file, also -EBADMSG when it is not the hold its name says. */
+static int hold_read(struct local *l, const char *name, struct lrec_hold *h)
+{
+	char buf[FILE_MAX], want[NAME_MAX + 1];
+	size_t len;
+	int ret = read_file(l->dir[HOLDS], name, buf, sizeof(buf), &len);
+
+	if (!ret)
+		ret = lrec_hold_parse(buf, len, h);
+	if (!ret)
+		ret = hold_name(h, want) || strcmp(want, name) ? -EBADMSG : 0;
+	return ret;
 }
 
 /* Rebuild: every address of every lease and live hold, per scope. */
@@ -473,7 +391,7 @@ static int collect_add(struct collect *c, const char *scope, pool_u128 addr)
 static int collect_leases(struct local *l, struct collect *c, struct cni_err *err)
 {
 	char **names, scope[SCOPE_MAX];
-	struct slease s;
+	struct lrec_lease s;
 	size_t n;
 	int ret = list_dir(l->dir[LEASES], true, &names, &n);
 
@@ -501,31 +419,27 @@ static int collect_leases(struct local *l, struct collect *c, struct cni_err *er
 /* One hold file, parsed; each_hold calls it for every file still there. */
 struct hold_file {
 	const char *name;
-	char scope[SCOPE_MAX];
-	pool_u128 addr;
-	int64_t until;
+	struct lrec_hold h;
 };
 
 static int each_hold(struct local *l, int (*fn)(struct local *l, const struct hold_file *h,
 						void *arg, struct cni_err *err),
 		     void *arg, struct cni_err *err)
 {
-	char **names, buf[FILE_MAX];
+	char **names;
 	struct hold_file h;
 	size_t n;
-	int fam, ret = list_dir(l->dir[HOLDS], true, &names, &n);
+	int ret = list_dir(l->dir[HOLDS], true, &names, &n);
 
 	if (ret)
 		return fail(err, l, "cannot list", "holds", ret);
 	for (size_t i = 0; i < n && !ret; i++) {
 		h.name = names[i];
-		ret = read_file(l->dir[HOLDS], names[i], buf, sizeof(buf));
+		ret = hold_read(l, names[i], &h.h);
 		if (ret == -ENOENT) {	/* a rebuild already dropped it */
 			ret = 0;
 			continue;
 		}
-		if (!ret)
-			ret = hold_parse(buf, h.scope, &fam, &h.addr, &h.until);
 		if (ret)
 			fail(err, l, "cannot read hold", names[i], ret);
 		else
@@ -546,11 +460,11 @@ static int collect_hold(struct local *l, const struct hold_file *h, void *arg,
 {
 	struct rebuild *r = arg;
 
-	if (h->until <= r->now) {
+	if (h->h.until <= r->now) {
 		unlinkat(l->dir[HOLDS], h->name, 0);
 		return 0;
 	}
-	if (collect_add(r->c, h->scope, h->addr)) {
+	if (collect_add(r->c, h->h.scope, h->h.addr)) {
 		cni_err_set(err, CNI_ERR_STORE, "out of memory");
 		return -ENOMEM;
 	}
@@ -742,11 +656,11 @@ static int expire_hold(struct local *l, const struct hold_file *h, void *arg,
 	struct lidx *x;
 	int ret;
 
-	if (h->until > *(const int64_t *)arg)
+	if (h->h.until > *(const int64_t *)arg)
 		return 0;
-	ret = get_scope(l, h->scope, &x, err);
+	ret = get_scope(l, h->h.scope, &x, err);
 	if (!ret)
-		lidx_remove(x, h->addr);
+		lidx_remove(x, h->h.addr);
 	if (!ret && unlinkat(l->dir[HOLDS], h->name, 0) < 0 && errno != ENOENT)
 		ret = fail(err, l, "cannot remove hold", h->name, -errno);
 	return ret;
@@ -755,20 +669,20 @@ static int expire_hold(struct local *l, const struct hold_file *h, void *arg,
 static int hold(struct local *l, const char *scope, const struct pool_addr *p, int64_t until,
 		struct cni_err *err)
 {
-	char name[NAME_MAX + 1], buf[FILE_MAX], a[64];
+	struct lrec_hold h = { .family = p->family, .addr = p->addr, .until = until };
+	char name[NAME_MAX + 1], buf[FILE_MAX];
 	int len, ret;
 
-	pool_addr_format(p->family, p->addr, a, sizeof(a));
-	snprintf(name, sizeof(name), "%s@%016" PRIx64 "%016" PRIx64, scope,
-		 (uint64_t)(p->addr >> 64), (uint64_t)p->addr);
-	len = snprintf(buf, sizeof(buf), "%s %s %" PRId64 "\n", scope, a, until);
-	ret = write_atomic(l->dir[HOLDS], name, buf, (size_t)len, !l->nosync);
+	snprintf(h.scope, sizeof(h.scope), "%s", scope);
+	ret = hold_name(&h, name);
+	len = ret ? ret : lrec_hold_format(&h, buf, sizeof(buf));
+	ret = len < 0 ? len : write_atomic(l->dir[HOLDS], name, buf, (size_t)len, !l->nosync);
 	return ret ? fail(err, l, "cannot write hold", name, ret) : 0;
 }
 
 /* Removes a lease (lock held, index dirty): holds first, then the lease file
  * (the commit point), then its index entries. */
-static int release_locked(struct local *l, const char *name, const struct slease *s,
+static int release_locked(struct local *l, const char *name, const struct lrec_lease *s,
 			  struct cni_err *err)
 {
 	char scope[SCOPE_MAX];
@@ -800,7 +714,7 @@ static int release_locked(struct local *l, const char *name, const struct slease
 }
 
 /* Index of the lease's address serving range r, or -1. */
-static int find_fit(const struct slease *s, const struct pool_range *r)
+static int find_fit(const struct lrec_lease *s, const struct pool_range *r)
 {
 	for (int i = 0; i < s->l.n_addrs; i++) {
 		const struct pool_addr *p = &s->l.addrs[i];
@@ -814,7 +728,7 @@ static int find_fit(const struct slease *s, const struct pool_range *r)
 }
 
 /* The existing lease, in range order, when it serves every range. */
-static bool fits(const struct slease *s, const struct pool_range *ranges, int n, struct pool_lease *out)
+static bool fits(const struct lrec_lease *s, const struct pool_range *ranges, int n, struct pool_lease *out)
 {
 	if (s->l.n_addrs != n)
 		return false;
@@ -850,64 +764,32 @@ static void pool_file_name(const char *network, const char *pool, char *buf, siz
 	scope_name(network, pool, 0, false, buf, size);
 }
 
-static int pool_info_format(const struct pool_range *r, char *buf, size_t size)
-{
-	char a[64], b[64], u[48];
-
-	pool_addr_format(r->family, r->span.first, a, sizeof(a));
-	pool_addr_format(r->family, r->span.last, b, sizeof(b));
-	range_u128_format(r->usable, u, sizeof(u));
-	return snprintf(buf, size, "network %s\npool %s\nshared %d\nfirst %s\nlast %s\nusable %s\n",
-			r->network, r->pool, r->shared, a, b, u);
-}
-
-/* Rewritten only when the configuration changed: list reads it. */
+/* Rewritten only when the configuration changed (a damaged one is too):
+ * list reads it. */
 static int pool_info_write(struct local *l, const struct pool_range *r, struct cni_err *err)
 {
+	struct pool_info pi = { .family = r->family, .shared = r->shared, .span = r->span,
+				.usable = r->usable };
 	char name[SCOPE_MAX], want[FILE_MAX], have[FILE_MAX];
-	int len = pool_info_format(r, want, sizeof(want)), ret;
+	size_t hlen;
+	int len, ret;
 
+	snprintf(pi.network, sizeof(pi.network), "%s", r->network);
+	snprintf(pi.pool, sizeof(pi.pool), "%s", r->pool);
+	len = lrec_pool_format(&pi, want, sizeof(want));
 	pool_file_name(r->network, r->pool, name, sizeof(name));
-	if (!read_file(l->dir[POOLS], name, have, sizeof(have)) && !strcmp(have, want))
+	if (len < 0)
+		return fail(err, l, "cannot write pool", name, len);
+	if (!read_file(l->dir[POOLS], name, have, sizeof(have), &hlen) && hlen == (size_t)len &&
+	    !memcmp(have, want, hlen))
 		return 0;
 	ret = write_atomic(l->dir[POOLS], name, want, (size_t)len, false);
 	return ret ? fail(err, l, "cannot write pool", name, ret) : 0;
 }
 
-static int parse_u128(const char *s, pool_u128 *out)
-{
-	pool_u128 v = 0;
-
-	if (!*s)
-		return -EBADMSG;
-	for (; *s; s++) {
-		if (!isdigit((unsigned char)*s))
-			return -EBADMSG;
-		v = v * 10 + (pool_u128)(*s - '0');
-	}
-	*out = v;
-	return 0;
-}
-
-static int pool_info_parse(char *buf, struct pool_info *pi)
-{
-	char first[64], last[64], usable[48];
-	int shared, f2;
-
-	memset(pi, 0, sizeof(*pi));
-	if (sscanf(buf, "network %255s pool %127s shared %d first %63s last %63s usable %47s",
-		   pi->network, pi->pool, &shared, first, last, usable) != 6 ||
-	    range_addr_parse(first, &pi->family, &pi->span.first) ||
-	    range_addr_parse(last, &f2, &pi->span.last) || f2 != pi->family ||
-	    parse_u128(usable, &pi->usable))
-		return -EBADMSG;
-	pi->shared = shared;
-	return 0;
-}
-
 /* One address from each range into s, all or nothing: on failure what this
  * call took goes back to the indexes. */
-static int take(struct local *l, const struct pool_range *ranges, int n, struct slease *s,
+static int take(struct local *l, const struct pool_range *ranges, int n, struct lrec_lease *s,
 		struct cni_err *err)
 {
 	char scope[SCOPE_MAX];
@@ -953,7 +835,7 @@ static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 	struct local *l = to_local(st);
 	char name[NAME_MAX + 1 - 5], buf[FILE_MAX];
 	struct cni_err ignored = { 0 };
-	struct slease old, s;
+	struct lrec_lease old, s;
 	int i, len, had, ret = lease_name(&owner->key, name, sizeof(name), err);
 
 	if (ret)
@@ -987,7 +869,7 @@ static int local_reserve(struct pool_store *st, const struct pool_owner *owner,
 			mark_clean(l, &ignored);
 		goto out;
 	}
-	len = lease_format(&s, buf, sizeof(buf));
+	len = lrec_lease_format(&s, buf, sizeof(buf));
 	ret = len < 0 ? len : write_atomic(l->dir[LEASES], name, buf, (size_t)len, !l->nosync);
 	if (ret) {
 		fail(err, l, "cannot write lease", name, ret);
@@ -1007,7 +889,7 @@ static int local_release(struct pool_store *st, const struct pool_key *key, stru
 {
 	struct local *l = to_local(st);
 	char name[NAME_MAX + 1 - 5];
-	struct slease s;
+	struct lrec_lease s;
 	int ret = lease_name(key, name, sizeof(name), err);
 
 	if (ret)
@@ -1036,7 +918,7 @@ static int local_lookup(struct pool_store *st, const struct pool_key *key, struc
 {
 	struct local *l = to_local(st);
 	char name[NAME_MAX + 1 - 5];
-	struct slease s;
+	struct lrec_lease s;
 	int ret = lease_name(key, name, sizeof(name), err);
 
 	if (!ret)
@@ -1047,7 +929,7 @@ static int local_lookup(struct pool_store *st, const struct pool_key *key, struc
 }
 
 /* GC's scope: a lease with no network recorded belongs to none. */
-static bool of_network(const struct slease *s, const char *cni_network)
+static bool of_network(const struct lrec_lease *s, const char *cni_network)
 {
 	return s->l.owner.cni_network[0] && !strcmp(s->l.owner.cni_network, cni_network);
 }
@@ -1077,7 +959,7 @@ static int local_gc(struct pool_store *st, const char *cni_network, const struct
 {
 	struct local *l = to_local(st);
 	char **names = NULL, **keep = NULL;
-	struct slease s;
+	struct lrec_lease s;
 	size_t n = 0;
 	int ret = valid_names(valid, n_valid, &keep);
 
@@ -1113,15 +995,15 @@ static int list_pools(struct local *l, pool_info_fn fn, void *arg, struct cni_er
 {
 	char **names, buf[FILE_MAX];
 	struct pool_info pi;
-	size_t n;
+	size_t n, len;
 	int ret = list_dir(l->dir[POOLS], false, &names, &n);
 
 	if (ret)
 		return fail(err, l, "cannot list", "pools", ret);
 	for (size_t i = 0; i < n && !ret; i++) {
-		ret = read_file(l->dir[POOLS], names[i], buf, sizeof(buf));
+		ret = read_file(l->dir[POOLS], names[i], buf, sizeof(buf), &len);
 		if (!ret)
-			ret = pool_info_parse(buf, &pi);
+			ret = lrec_pool_parse(buf, len, &pi);
 		if (ret)
 			fail(err, l, "cannot read pool", names[i], ret);
 		else
@@ -1134,7 +1016,7 @@ static int list_pools(struct local *l, pool_info_fn fn, void *arg, struct cni_er
 static int list_leases(struct local *l, pool_lease_fn fn, void *arg, struct cni_err *err)
 {
 	char **names;
-	struct slease s;
+	struct lrec_lease s;
 	size_t n;
 	int ret = list_dir(l->dir[LEASES], false, &names, &n);
 
@@ -1262,9 +1144,13 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 		if (l->dir[i] < 0)
 			goto fail_errno;
 	}
-	l->lockfd = openat(root, "state", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (l->lockfd < 0)
-		goto fail_errno;
+	l->lockfd = openat(root, "state", O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK, 0600);
+	if (l->lockfd < 0) {
+		ret = -errno;
+		cni_err_set(err, CNI_ERR_STORE, "local store %s: cannot open state: %s", l->root,
+			    strerror(-ret));
+		goto fail_set;
+	}
 	close(root);
 	*out = &l->base;
 	return 0;
@@ -1272,6 +1158,7 @@ fail_errno:
 	ret = -errno;
 fail:
 	cni_err_set(err, CNI_ERR_STORE, "cannot open local store %s: %s", l->root, strerror(-ret));
+fail_set:
 	if (root >= 0)
 		close(root);
 	local_close(&l->base);

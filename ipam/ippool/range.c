@@ -84,6 +84,24 @@ void range_u128_format(pool_u128 v, char *buf, size_t size)
 	snprintf(buf, size, "%s", tmp + i);
 }
 
+int range_u128_parse(const char *s, pool_u128 *out)
+{
+	pool_u128 v = 0, d;
+
+	if (!*s)
+		return -EINVAL;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return -EINVAL;
+		d = (pool_u128)(*s - '0');
+		if (v > (~(pool_u128)0 - d) / 10)
+			return -EINVAL;
+		v = v * 10 + d;
+	}
+	*out = v;
+	return 0;
+}
+
 void pool_addr_format(int family, pool_u128 a, char *buf, size_t size)
 {
 	unsigned char b[16];

@@ -39,3 +39,6 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 bool range_contains(const struct pool_range *r, pool_u128 a);
 /* Decimal text of v into buf (>= 40 bytes). */
 void range_u128_format(pool_u128 v, char *buf, size_t size);
+/* Decimal digits only, as range_u128_format writes them: -EINVAL for
+ * anything else or a value past 2^128 - 1. */
+int range_u128_parse(const char *s, pool_u128 *out);

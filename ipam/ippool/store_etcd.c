@@ -988,7 +988,8 @@ static void op_close(struct pool_store *ps)
 	if (!s)
 		return;
 	if (getenv("IPPOOL_ETCD_STATS") && s->e)
-		fprintf(stderr, "ippool etcd stats: conflicts=%lu\n", etcd_conflicts(s->e));
+		fprintf(stderr, "ippool etcd stats: conflicts=%lu elapsed_ms=%ld\n",
+			etcd_conflicts(s->e), etcd_elapsed_ms(s->e));
 	etcd_close(s->e);
 	free(s);
 }

@@ -24,12 +24,13 @@ static void same_addr(const struct pool_addr *a, const struct pool_addr *b)
 static void lease(const char *value)
 {
 	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], keys2[POOL_MAX_RANGES][LAYOUT_KEY_MAX];
+	char node[LAYOUT_NODE_MAX], node2[LAYOUT_NODE_MAX];
 	struct pool_lease l, back;
 	const struct pool_owner *o = &l.owner, *b = &back.owner;
 	char *again;
 
-	if (layout_parse_lease(PREFIX, value, &l, keys)) {
-		if (l.n_addrs || l.owner.key.containerid[0])
+	if (layout_parse_lease(PREFIX, value, &l, keys, node)) {
+		if (l.n_addrs || l.owner.key.containerid[0] || node[0])
 			abort();
 		return;
 	}
@@ -41,14 +42,14 @@ static void lease(const char *value)
 		    l.addrs[i].prefix_len > (l.addrs[i].family == AF_INET ? 32 : 128) ||
 		    strncmp(keys[i], PREFIX "/n/", strlen(PREFIX "/n/")))
 			abort();
-	again = layout_lease_value(&l, keys, "node");
+	again = layout_lease_value(&l, keys, node);
 	if (!again)
 		return;
-	if (layout_parse_lease(PREFIX, again, &back, keys2) || back.n_addrs != l.n_addrs ||
+	if (layout_parse_lease(PREFIX, again, &back, keys2, node2) || back.n_addrs != l.n_addrs ||
+	    strcmp(node, node2) || strcmp(o->cni_network, b->cni_network) ||
 	    strcmp(o->key.containerid, b->key.containerid) || strcmp(o->key.ifname, b->key.ifname) ||
 	    strcmp(o->pod_namespace, b->pod_namespace) || strcmp(o->pod_name, b->pod_name) ||
-	    strcmp(o->pod_uid, b->pod_uid) || o->created != b->created ||
-	    !layout_lease_on(again, "node"))
+	    strcmp(o->pod_uid, b->pod_uid) || o->created != b->created)
 		abort();
 	for (int i = 0; i < l.n_addrs; i++) {
 		same_addr(&l.addrs[i], &back.addrs[i]);

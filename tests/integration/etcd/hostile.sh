@@ -17,9 +17,11 @@ command -v python3 >/dev/null || skip_all "no python3 for the fake etcd"
 etcd_use_env || exit 1
 FAKE_PY=$(dirname "$0")/hostile-etcd.py
 BUDGET=600
-# Start-up and exit around the budget; generous for a sanitizer build on a
-# loaded machine: the point is that nothing waits for a peer past the budget.
-SLACK=1500
+# What a verb may take past its budget, on the store's own clock (from
+# etcd_open to the end, IPPOOL_ETCD_STATS): the last request's cut-off, the
+# error's way out, a CPU shared by a loaded machine. Start-up (a sanitizer
+# build's is seconds under load) is not the store's to bound.
+SLACK=1000
 FAKE_PID=
 trap 'forget_keys; [ -n "$FAKE_PID" ] && kill "$FAKE_PID"; etcd_stop; rm -rf "$TMP"' EXIT
 
@@ -60,10 +62,10 @@ timed() {
 	t0=$(date +%s%N)
 	if [ "$1" = list ]; then
 		printf '{"store":%s}' "$(estore "[\"$2\"]" "$PFX/h" "\"timeout_ms\":$BUDGET")" >"$3/conf"
-		timeout -s KILL 60 "$IPPOOL" list --conf "$3/conf" >"$3/out" 2>"$3/err"
+		IPPOOL_ETCD_STATS=1 timeout -s KILL 60 "$IPPOOL" list --conf "$3/conf" >"$3/out" 2>"$3/err"
 	else
 		verb_conf "$1" "$2" >"$3/conf"
-		CNI_COMMAND=$1 CNI_CONTAINERID=h1 CNI_IFNAME=net1 CNI_NETNS=/var/run/netns/hostile \
+		IPPOOL_ETCD_STATS=1 CNI_COMMAND=$1 CNI_CONTAINERID=h1 CNI_IFNAME=net1 CNI_NETNS=/var/run/netns/hostile \
 			CNI_PATH=/nonexistent timeout -s KILL 60 "$IPPOOL" <"$3/conf" >"$3/out" 2>"$3/err"
 	fi
 	rc=$?
@@ -71,10 +73,13 @@ timed() {
 	echo "$rc $(((t1 - t0) / 1000000))" >"$3/status"
 }
 
-# result DIR: the run timed left in DIR into OUT, ERR, RC, MS.
+# result DIR: the run timed left in DIR into OUT, ERR (without the stats
+# line), RC, MS (wall) and STORE_MS (the store's own clock, -1 without it).
 result() {
 	OUT=$(<"$1/out")
-	ERR=$(<"$1/err")
+	ERR=$(grep -v '^ippool etcd stats: ' "$1/err")
+	STORE_MS=$(sed -n 's/^ippool etcd stats: .*elapsed_ms=//p' "$1/err")
+	STORE_MS=${STORE_MS:--1}
 	read -r RC MS <"$1/status"
 	printf '%s\n' "$ERR" >"$TMP/stderr"
 }
@@ -88,8 +93,8 @@ clean_error() {
 	[ "$2" = STATUS ] && codes='[11, 50]'
 	if [ "$RC" -ne 1 ]; then
 		why="exit $RC (a signal or a kill is above 128)"
-	elif [ "$MS" -gt $((BUDGET + SLACK)) ]; then
-		why="took $MS ms, budget $BUDGET"
+	elif [ "$STORE_MS" -lt 0 ] || [ "$STORE_MS" -gt $((BUDGET + SLACK)) ]; then
+		why="the store took $STORE_MS ms, budget $BUDGET"
 	elif [[ $ERR == *Sanitizer* || $ERR == *"runtime error"* ]]; then
 		why="sanitizer report"
 	elif [ "$2" = list ]; then
@@ -135,7 +140,8 @@ for mode in ${HOSTILE_MODES:-$MODES}; do
 			ok "$mode: STATUS passes on plausible answers" test -z "$OUT"
 			continue
 		fi
-		ok "$mode: $verb ends in $MS ms with a clean error" clean_error "$FAKE/$mode" "$verb"
+		ok "$mode: $verb ends in $STORE_MS ms ($MS ms wall) with a clean error" \
+			clean_error "$FAKE/$mode" "$verb"
 	done
 done
 ok "every key ippool sent is under its prefix" keys_ours
