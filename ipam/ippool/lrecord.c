@@ -15,6 +15,13 @@ static int done(int n, size_t size)
 	return n < 0 || (size_t)n >= size ? -ENOSPC : n;
 }
 
+/* Whether buf[0..len) is what the writer makes of what was read from it
+ * (no "0012", no "2001:0db8::1"): one spelling per record. */
+static bool canonical(const char *buf, size_t len, int n, const char *again)
+{
+	return n >= 0 && (size_t)n == len && !memcmp(buf, again, len);
+}
+
 /* The next field of the record at *p (up to end), ended by stop (' ' or
  * '\n'), into out: 0, or -EBADMSG when it is empty, too long for out, holds
  * a control byte or a space, or its end is missing. *p moves past stop. */
@@ -211,12 +218,13 @@ int lrec_hold_format(const struct lrec_hold *h, char *buf, size_t size)
 int lrec_hold_parse(const char *buf, size_t len, struct lrec_hold *h)
 {
 	const char *p = buf, *end = buf + len;
-	char a[64], until[24];
+	char a[64], until[24], again[LREC_SCOPE_MAX + 96];
 
 	memset(h, 0, sizeof(*h));
 	if (field(&p, end, ' ', h->scope, sizeof(h->scope)) || field(&p, end, ' ', a, sizeof(a)) ||
 	    field(&p, end, '\n', until, sizeof(until)) || p != end ||
-	    range_addr_parse(a, &h->family, &h->addr) || parse_i64(until, &h->until)) {
+	    range_addr_parse(a, &h->family, &h->addr) || parse_i64(until, &h->until) ||
+	    !canonical(buf, len, lrec_hold_format(h, again, sizeof(again)), again)) {
 		memset(h, 0, sizeof(*h));
 		return -EBADMSG;
 	}
@@ -237,7 +245,7 @@ int lrec_pool_format(const struct pool_info *pi, char *buf, size_t size)
 int lrec_pool_parse(const char *buf, size_t len, struct pool_info *pi)
 {
 	const char *p = buf, *end = buf + len;
-	char shared[2], first[64], last[64], usable[48];
+	char shared[2], first[64], last[64], usable[48], again[POOL_NAME_MAX + POOL_ID_MAX + 256];
 	int f2 = 0;
 
 	memset(pi, 0, sizeof(*pi));
@@ -254,6 +262,10 @@ int lrec_pool_parse(const char *buf, size_t len, struct pool_info *pi)
 		return -EBADMSG;
 	}
 	pi->shared = *shared == '1';
+	if (!canonical(buf, len, lrec_pool_format(pi, again, sizeof(again)), again)) {
+		memset(pi, 0, sizeof(*pi));
+		return -EBADMSG;
+	}
 	return 0;
 }
 

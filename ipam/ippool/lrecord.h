@@ -26,9 +26,10 @@ struct lrec_hold {
 };
 
 /* Each format returns the length written, or -ENOSPC when size is short.
- * Each parse takes exactly what the format writes (buf[0..len), no NUL
- * needed) and returns 0, or -EBADMSG for anything else: a cut, a byte
- * more, a field too long for its buffer, a number out of range. */
+ * Each parse takes what the format writes (buf[0..len), no NUL needed; a
+ * hold or pool file exactly so, byte for byte) and returns 0, or -EBADMSG
+ * for anything else: a cut, a byte more, a field too long for its buffer, a
+ * number out of range. */
 int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size);
 /* Also -EBADMSG: an attachment or CNI network design.md does not allow, no
  * address or more than POOL_MAX_RANGES, a prefix length its family does not
