@@ -880,7 +880,8 @@ static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struc
 	int ret;
 
 	if (layout_gc_parse(g->dir, kv->key, &k)) {
-		cni_err_set(err, CNI_ERR_STORE, "etcd store: malformed GC index key %s", kv->key);
+		cni_err_set(err, CNI_ERR_STORE, "etcd %s: malformed GC index key %.*s",
+			    etcd_endpoint(s->e), KEY_MAX, kv->key);
 		return -EIO;
 	}
 	if (is_valid(g, &k))

@@ -84,7 +84,7 @@ ok "the store is consistent after it" consistent "$EP" "$PFX/idx"
 put "$EP" "$G/rail-1/no-ifname" '{}'
 run GC "$(jq -c '. + {"cni.dev/valid-attachments": []}' <<<"$(conf rail-1 "$(jq -c .ipam <<<"$R1")" 1.1.0)")" unused
 ok "a malformed index entry is 112 naming it" \
-	test "$(code)" = 112 -a "$(msg)" = "etcd store: malformed GC index key $G/rail-1/no-ifname"
+	test "$(code)" = 112 -a "$(msg)" = "etcd $EP: malformed GC index key $G/rail-1/no-ifname"
 
 # ippool list against etcd, through a configuration file holding the store
 echo '{"store":'"$(estore "[\"$EP\"]" "$PFX/a")"'}' >"$TMP/ippool.conf"
