@@ -108,10 +108,13 @@ unlike() {
 	return 1
 }
 
+# skip_all REASON: the whole script cannot run here. The plan "1..0 # SKIP"
+# is TAP's skip; meson (protocol tap) counts it as SKIP when the exit status
+# is 0, and as ERROR with exit 77 (exit 77 is its skip for non-TAP tests).
 skip_all() {
 	echo "1..0 # SKIP $*"
 	T_DONE=1
-	exit 77
+	exit 0
 }
 
 done_testing() {

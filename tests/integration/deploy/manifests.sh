@@ -6,4 +6,4 @@ for py in /usr/bin/python3 python3; do
 	command -v "$py" >/dev/null && "$py" -c 'import yaml' 2>/dev/null && exec "$py" "$HERE/manifests.py" "$HERE/../../.."
 done
 echo "1..0 # SKIP no python3 with yaml (python3-yaml)"
-exit 77
+exit 0	# TAP skip plan: see skip_all in tap.sh
