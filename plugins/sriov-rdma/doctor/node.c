@@ -42,7 +42,8 @@ int node_lock_dirs(const struct node *n, char dirs[][PATH_MAX], int max)
 
 	snprintf(dirs[count++], PATH_MAX, "%s", NODE_LOCK_DIR);
 	for (int i = 0; i < n->n_data_dirs && count < max; i++)
-		snprintf(dirs[count++], PATH_MAX, "%s/locks", n->data_dirs[i]);
+		if (snprintf(dirs[count], PATH_MAX, "%s/locks", n->data_dirs[i]) < PATH_MAX)
+			count++;
 	return count;
 }
 
