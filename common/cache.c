@@ -251,7 +251,8 @@ int cache_list(const char *dir, const char *suffix, char ***names, size_t *n)
 		}
 		count++;
 	}
-	qsort(list, count, sizeof(*list), cmp_names);
+	if (count)
+		qsort(list, count, sizeof(*list), cmp_names);
 	*names = list;
 	*n = count;
 	list = NULL;
