@@ -13,6 +13,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "cache.h"
+#include "confpath.h"
 
 #define LOCK_POLL_NS (5 * 1000 * 1000)
 
@@ -33,28 +34,12 @@ static int join(const char *dir, const char *name, char path[PATH_MAX])
 
 int cache_mkdir(const char *dir)
 {
-	char path[PATH_MAX];
-	struct stat st;
-	size_t len = strlen(dir), i;
+	int fd = confpath_open_dir(dir, true);
 
-	if (!len || len >= sizeof(path))
-		return -EINVAL;
-	/* The common case, on every ADD: the directory is there already. */
-	if (stat(dir, &st) == 0)
-		return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
-	memcpy(path, dir, len + 1);
-	for (i = 1; i <= len; i++) {
-		if (path[i] != '/' && path[i] != '\0')
-			continue;
-		path[i] = '\0';
-		if (mkdir(path, 0700) && errno != EEXIST)
-			return -errno;
-		if (i < len)
-			path[i] = '/';
-	}
-	if (stat(dir, &st))
-		return -errno;
-	return S_ISDIR(st.st_mode) ? 0 : -ENOTDIR;
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
 }
 
 static int write_all(int fd, const char *data, size_t len)
@@ -79,6 +64,17 @@ static int temp_name(const char *name, char tmp[NAME_MAX + 1])
 	return snprintf(tmp, NAME_MAX + 1, ".%s.tmp", name) > NAME_MAX ? -ENAMETOOLONG : 0;
 }
 
+/* dir, for a change to name and its temp file: an fd, or -errno. */
+static int open_for(const char *dir, const char *name, char tmp[NAME_MAX + 1])
+{
+	int ret;
+
+	if (!valid_name(name))
+		return -EINVAL;
+	ret = temp_name(name, tmp);
+	return ret ? ret : confpath_open_dir(dir, false);
+}
+
 int cache_write(const char *dir, const char *name, const char *data, size_t len)
 {
 	return cache_write_mode(dir, name, data, len, 0600);
@@ -87,16 +83,10 @@ int cache_write(const char *dir, const char *name, const char *data, size_t len)
 int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode)
 {
 	char tmp[NAME_MAX + 1];
-	int dirfd, fd = -1, ret;
+	int dirfd = open_for(dir, name, tmp), fd = -1, ret;
 
-	if (!valid_name(name))
-		return -EINVAL;
-	ret = temp_name(name, tmp);
-	if (ret)
-		return ret;
-	dirfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
 	if (dirfd < 0)
-		return -errno;
+		return dirfd;
 	ret = fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
 	if (fd < 0) {
 		ret = -errno;
@@ -184,26 +174,19 @@ out:
 	return ret;
 }
 
-static int unlink_name(const char *dir, const char *name)
-{
-	char path[PATH_MAX];
-	int ret = join(dir, name, path);
-
-	if (ret)
-		return ret;
-	if (unlink(path) && errno != ENOENT)
-		return -errno;
-	return 0;
-}
-
 int cache_remove(const char *dir, const char *name)
 {
 	char tmp[NAME_MAX + 1];
-	int ret = unlink_name(dir, name);
+	int dirfd = open_for(dir, name, tmp), ret = 0;
 
-	if (ret == 0)
-		ret = temp_name(name, tmp);
-	return ret ? ret : unlink_name(dir, tmp);
+	if (dirfd < 0)
+		return dirfd == -ENOENT ? 0 : dirfd;
+	if (unlinkat(dirfd, name, 0) && errno != ENOENT)
+		ret = -errno;
+	else if (unlinkat(dirfd, tmp, 0) && errno != ENOENT)
+		ret = -errno;
+	close(dirfd);
+	return ret;
 }
 
 static int cmp_names(const void *a, const void *b)
@@ -290,14 +273,18 @@ static int lock_until(int fd, int timeout_ms)
 
 int cache_lock(const char *dir, const char *name, int timeout_ms)
 {
-	char path[PATH_MAX];
-	int fd, ret = join(dir, name, path);
+	int dirfd, fd, ret;
 
+	if (!valid_name(name))
+		return -EINVAL;
+	dirfd = confpath_open_dir(dir, false);
+	if (dirfd < 0)
+		return dirfd;
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+	ret = fd < 0 ? -errno : 0;
+	close(dirfd);
 	if (ret)
 		return ret;
-	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	if (fd < 0)
-		return -errno;
 	if (timeout_ms > 0) {
 		ret = lock_until(fd, timeout_ms);
 	} else {

@@ -5,6 +5,11 @@
 #include <stddef.h>
 #include <sys/types.h>
 
+/* What writes or creates (mkdir, write, remove, lock) reaches dir from "/"
+ * without following a symlink on the way (confpath_open_dir): a dataDir
+ * cannot be redirected. Reads and lists follow them (the doctor reads
+ * sysfs and /proc through these). */
+
 /* Creates dir and parents (0700). */
 int cache_mkdir(const char *dir);
 /* Temp file .<name>.tmp in dir, write, fsync, rename to name, fsync dir.

@@ -9,6 +9,7 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
+#include "confpath.h"
 #include "log.h"
 
 #define LINE_MAX_LEN 2048
@@ -86,12 +87,12 @@ void log_init(const char *level, const char *file)
 	log_close();
 	max_level = lvl;
 	if (file && *file) {
-		fd = open(file, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
+		fd = confpath_open(file, O_WRONLY | O_APPEND | O_CREAT, 0600);
 		if (fd >= 0)
 			log_fd = fd;
 		else
 			warn_always("cannot open log file \"%s\": %s; logging to stderr", file,
-				    strerror(errno));
+				    strerror(-fd));
 	}
 	if (!known)
 		warn_always("unknown log level \"%s\": logging at \"%s\"", level, names[lvl]);

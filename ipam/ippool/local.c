@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "confpath.h"
 #include "lindex.h"
 #include "lrecord.h"
 #include "log.h"
@@ -1077,24 +1078,6 @@ static void local_close(struct pool_store *st)
 	free(l);
 }
 
-static int mkdir_p(const char *path)
-{
-	char buf[PATH_MAX];
-	char *p;
-
-	if (snprintf(buf, sizeof(buf), "%s", path) >= (int)sizeof(buf))
-		return -ENAMETOOLONG;
-	for (p = buf + 1; *p; p++) {
-		if (*p != '/')
-			continue;
-		*p = '\0';
-		if (mkdir(buf, 0700) < 0 && errno != EEXIST)
-			return -errno;
-		*p = '/';
-	}
-	return mkdir(buf, 0700) < 0 && errno != EEXIST ? -errno : 0;
-}
-
 /* The common case first: it exists. */
 static int open_subdir(int root, const char *name)
 {
@@ -1130,15 +1113,12 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 		return ret;
 	}
 	read_boot_id(l->boot_id);
-	root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (root < 0 && errno == ENOENT) {
-		ret = mkdir_p(l->root);
-		if (ret)
-			goto fail;
-		root = open(l->root, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	/* dataDir is a config's: no symlink on the way, made as it is walked */
+	root = confpath_open_dir(l->root, true);
+	if (root < 0) {
+		ret = root;
+		goto fail;
 	}
-	if (root < 0)
-		goto fail_errno;
 	for (int i = 0; i < 4; i++) {
 		l->dir[i] = open_subdir(root, subdirs[i]);
 		if (l->dir[i] < 0)

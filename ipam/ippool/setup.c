@@ -1,13 +1,32 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Shared start of every verb: stdin config + configuration file, log, store. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
+#include "confpath.h"
 #include "log.h"
 #include "setup.h"
 
 #define FILE_MAX (1 << 20)
+
+/* A file the config names: reached without a symlink, a regular file. */
+static FILE *open_explicit(const char *path)
+{
+	int fd = confpath_open(path, O_RDONLY, 0);
+	FILE *f;
+
+	if (fd < 0) {
+		errno = -fd;
+		return NULL;
+	}
+	f = fdopen(fd, "r");
+	if (!f)
+		close(fd);
+	return f;
+}
 
 /* The configuration file as JSON: NULL without error when absent and not
  * explicitly named. */
@@ -15,7 +34,7 @@ static int read_conf_file(const cJSON *ipam, cJSON **out, struct cni_err *err)
 {
 	bool explicit;
 	const char *path = conf_file_path(ipam, &explicit);
-	FILE *f = fopen(path, "re");
+	FILE *f = explicit ? open_explicit(path) : fopen(path, "re");
 	char *buf = NULL;
 	size_t n;
 	int ret = 0;
@@ -78,10 +97,47 @@ int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out,
 	return pool_store_open(c->store, &cfg, out, err);
 }
 
+/* configuration_path, before it is read: a NAD names it. */
+static int confine_file(cJSON *ipam, struct cni_err *err)
+{
+	cJSON *v = cJSON_GetObjectItemCaseSensitive(ipam, "configuration_path");
+	char path[PATH_MAX];
+
+	if (!cJSON_IsString(v))
+		return 0;
+	if (snprintf(path, sizeof(path), "%s", v->valuestring) >= (int)sizeof(path)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "configuration_path \"%.64s...\" is too long",
+			    v->valuestring);
+		return -EINVAL;
+	}
+	if (confpath_check("configuration_path", path, sizeof(path), CONFPATH_READ_FILE, err))
+		return -EINVAL;
+	return cJSON_SetValuestring(v, path) ? 0 : -ENOMEM;
+}
+
+/* An error found in a configuration file the config named is shown only
+ * when the ipam block alone gives it: the file may be one the tenant who
+ * wrote the NAD cannot read, and its values must not come back to them. */
+static void hide_file(const cJSON *ipam, struct pool_conf *c, struct cni_err *err)
+{
+	struct cni_err alone = { 0 };
+	bool explicit;
+	const char *path = conf_file_path(ipam, &explicit);
+
+	if (!explicit)
+		return;
+	if (conf_parse(ipam, NULL, c, &alone) == 0 || strcmp(alone.msg, err->msg)) {
+		snprintf(err->msg, sizeof(err->msg),
+			 "configuration file %s (configuration_path) does not make a valid ipam "
+			 "config with the block (what it holds is not shown)", path);
+		err->details[0] = '\0';
+	}
+	conf_release(c);
+}
+
 int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 {
-	cJSON *file = NULL;
-	const cJSON *ipam;
+	cJSON *file = NULL, *ipam;
 	int ret = -EINVAL;
 
 	memset(p, 0, sizeof(*p));
@@ -98,10 +154,22 @@ int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory");
 		goto out;
 	}
-	if (read_conf_file(ipam, &file, &ctx->err) || conf_parse(ipam, file, p->conf, &ctx->err))
+	if (confine_file(ipam, &ctx->err) || read_conf_file(ipam, &file, &ctx->err))
 		goto out;
-	log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file);
+	if (conf_parse(ipam, file, p->conf, &ctx->err)) {
+		hide_file(ipam, p->conf, &ctx->err);
+		goto out;
+	}
+	/* before anything is created; the store's own paths are judged when it
+	 * opens, and the log file is opened after it */
+	if (confpath_check("dataDir", p->conf->data_dir, sizeof(p->conf->data_dir),
+			   CONFPATH_WRITE_DIR, &ctx->err) ||
+	    confpath_check("log_file", p->conf->log_file, sizeof(p->conf->log_file),
+			   CONFPATH_WRITE_FILE, &ctx->err))
+		goto out;
 	ret = setup_store(p->conf, false, &p->store, &ctx->err);
+	if (ret == 0)
+		log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file);
 out:
 	cJSON_Delete(file);
 	if (ret)

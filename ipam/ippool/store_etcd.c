@@ -1,12 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The etcd backend of the ippool store: optimistic transactions, no lock. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
 #include <sys/socket.h>
+#include "confpath.h"
 #include "etcd.h"
 #include "etcd_layout.h"
 #include "env.h"
@@ -33,6 +35,7 @@ struct estore {
 	long hold_seconds;
 	unsigned int seed;
 	char node[LAYOUT_NODE_MAX];	/* this node's hostname: GC judges its leases only */
+	int tls_fd[3];			/* cacert, cert, key as opened, or -1 */
 };
 
 static int oom(struct cni_err *err)
@@ -992,7 +995,34 @@ static void op_close(struct pool_store *ps)
 		fprintf(stderr, "ippool etcd stats: conflicts=%lu elapsed_ms=%ld\n",
 			etcd_conflicts(s->e), etcd_elapsed_ms(s->e));
 	etcd_close(s->e);
+	for (int i = 0; i < 3; i++)
+		if (s->tls_fd[i] >= 0)
+			close(s->tls_fd[i]);
 	free(s);
+}
+
+/* cacert, cert and key are paths a config names: confined, opened here
+ * without following a symlink, and handed to libcurl as the file opened
+ * (/proc/self/fd/N), so that none can be swapped after the check. */
+static int open_tls_files(struct estore *s, struct cni_err *err)
+{
+	static const char *const keys[] = { "store.cacert", "store.cert", "store.key" };
+	char *paths[] = { s->conf.cacert, s->conf.cert, s->conf.key };
+
+	for (int i = 0; i < 3; i++) {
+		if (!*paths[i])
+			continue;
+		if (confpath_check(keys[i], paths[i], ETCD_STR_MAX, CONFPATH_READ_FILE, err))
+			return -EINVAL;
+		s->tls_fd[i] = confpath_open(paths[i], O_RDONLY, 0);
+		if (s->tls_fd[i] < 0) {
+			cni_err_set(err, CNI_ERR_STORE, "etcd store: cannot open %s %s: %s", keys[i],
+				    paths[i], strerror(-s->tls_fd[i]));
+			return s->tls_fd[i];
+		}
+		snprintf(paths[i], ETCD_STR_MAX, "/proc/self/fd/%d", s->tls_fd[i]);
+	}
+	return 0;
 }
 
 static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
@@ -1004,6 +1034,7 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	if (!s)
 		return oom(err);
 	s->base.ops = &pool_store_etcd;
+	s->tls_fd[0] = s->tls_fd[1] = s->tls_fd[2] = -1;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
 	ret = gethostname(s->node, sizeof(s->node) - 1) ? -errno : 0;
@@ -1017,6 +1048,8 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	} else {
 		ret = etcd_conf_parse(cfg->store, &s->conf, err);
 	}
+	if (!ret)
+		ret = open_tls_files(s, err);
 	if (!ret)
 		ret = etcd_open(&s->conf, &s->e, err);
 	if (ret) {

@@ -9,6 +9,7 @@
 
 #include "attach.h"
 #include "cache.h"
+#include "confpath.h"
 #include "log.h"
 #include "netns.h"
 
@@ -33,6 +34,12 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	ret = cniargs_parse(ctx->env.args, &a->args, err);
 	if (ret == 0)
 		ret = conf_parse(ctx->conf, &a->args, conf_needs(ctx->env.cmd), &a->conf, err);
+	/* before anything is opened or created: the paths the config names */
+	if (ret == 0 && (confpath_check("dataDir", a->conf.data_dir, sizeof(a->conf.data_dir),
+					CONFPATH_WRITE_DIR, err) ||
+			 confpath_check("logFile", a->conf.log_file, sizeof(a->conf.log_file),
+					CONFPATH_WRITE_FILE, err)))
+		ret = -EINVAL;
 	if (ret == 0)
 		log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,
 			 a->conf.log_file[0] ? a->conf.log_file : NULL);

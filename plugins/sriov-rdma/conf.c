@@ -341,13 +341,9 @@ static int parse_own_keys(const cJSON *root, struct conf *c, struct cni_err *err
 	/* log_init judges the level (an unknown one is logged, not refused); one
 	 * too long for the buffer is unknown anyway, so it is cut, not refused */
 	snprintf(c->log_level, sizeof(c->log_level), "%s", level ? level : "");
+	/* the paths are judged by confpath_check where they are opened */
 	if (!c->data_dir[0])
 		snprintf(c->data_dir, sizeof(c->data_dir), "%s", CONF_DEFAULT_DATA_DIR);
-	if (c->data_dir[0] != '/') {
-		cni_err_set(err, CNI_ERR_CONFIG, "dataDir \"%.64s\" is not an absolute path",
-			    c->data_dir);
-		return -EINVAL;
-	}
 	return 0;
 }
 

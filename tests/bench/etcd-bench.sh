@@ -14,7 +14,10 @@ IPPOOL=$BUILD/ipam/ippool/ippool
 RUNS=${RUNS:-200}
 PER=${PER:-40}
 . "$SRC/tests/integration/etcd/etcd-env.sh"
-TMP=$(mktemp -d "/tmp/etcd-bench.$$.XXXXXX")
+# the local store's dataDir must lie under an allowed root
+RUN=/run
+[ "$(id -u)" -eq 0 ] || RUN=/run/user/$(id -u)
+TMP=$(mktemp -d "$RUN/etcd-bench.$$.XXXXXX")
 trap 'etcd_stop; rm -rf "$TMP"' EXIT
 
 [ -x "$IPPOOL" ] || { echo "build ippool first: $IPPOOL" >&2; exit 1; }

@@ -2,7 +2,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # ippool vs host-local: ADD/DEL wall (median, p99) and CPU (median) on empty and prefilled pools.
 # usage: tests/bench/ippool-bench.sh [BUILD_DIR] (default ./build); RUNS=N per cell (default 200),
-# TMPDIR=where the stores live (default /tmp).
+# TMPDIR=where the stores live (default /run, or /run/user/UID when not root: a dataDir must
+# lie under an allowed root).
 # Prints a table; never fails on numbers. Addresses are bookkeeping only (198.18.0.0/16 is the
 # RFC 2544 benchmark range, 2001:db8::/64 documentation): nothing is configured anywhere.
 set -euo pipefail
@@ -12,7 +13,9 @@ BUILD=${1:-$SRC/build}
 IPPOOL=$BUILD/ipam/ippool/ippool
 HOSTLOCAL=${HOSTLOCAL:-/usr/lib/cni/host-local}
 RUNS=${RUNS:-200}
-TMP=$(mktemp -d "${TMPDIR:-/tmp}/ippool-bench.$$.XXXXXX")
+RUN=/run
+[ "$(id -u)" -eq 0 ] || RUN=/run/user/$(id -u)
+TMP=$(mktemp -d "${TMPDIR:-$RUN}/ippool-bench.$$.XXXXXX")
 trap 'rm -rf "$TMP"' EXIT
 
 [ -x "$IPPOOL" ] || { echo "build ippool first: $IPPOOL" >&2; exit 1; }

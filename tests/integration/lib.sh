@@ -41,7 +41,9 @@ done
 
 # Interface names are at most 15 bytes: 't' + pid in hex + 2 random hex digits.
 P=t$(printf '%x%02x' $$ $((RANDOM % 256)))
-TMP=$(mktemp -d "/tmp/$P.XXXXXX")
+# Under /run: the dataDirs and log files the configs name must lie under an
+# allowed root (tests do not widen them).
+TMP=$(mktemp -d "/run/$P.XXXXXX")
 T_NETNS=()
 
 # Commands a script adds here (e.g. removing a trace instance) run first at

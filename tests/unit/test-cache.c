@@ -218,6 +218,37 @@ START_TEST(test_symlink_refused)
 }
 END_TEST
 
+/* A dataDir with a symlink on its way: nothing is made, written, locked or
+ * removed where it points (the state file there survives). */
+START_TEST(test_dir_symlink_refused)
+{
+	char real[128], link[128], via[128], kept[128];
+	struct stat st;
+
+	sub(real, sizeof(real), "real");
+	sub(link, sizeof(link), "link");
+	sub(via, sizeof(via), "link/state");
+	sub(kept, sizeof(kept), "real/state");
+	ck_assert_int_eq(cache_mkdir(real), 0);
+	ck_assert_int_eq(symlink(real, link), 0);
+	ck_assert_int_lt(cache_mkdir(via), 0);
+	ck_assert_int_ne(lstat(kept, &st), 0);
+	sub(kept, sizeof(kept), "real/state/x.json");
+	sub(via, sizeof(via), "real/state");
+	ck_assert_int_eq(cache_mkdir(via), 0);
+	ck_assert_int_eq(cache_write(via, "x.json", "{}", 2), 0);
+	sub(via, sizeof(via), "link/state");
+	ck_assert_int_lt(cache_write(via, "y.json", "{}", 2), 0);
+	ck_assert_int_lt(cache_lock(via, "x.lock", 0), 0);
+	ck_assert_int_lt(cache_remove(via, "x.json"), 0);
+	ck_assert_int_eq(lstat(kept, &st), 0);
+	sub(kept, sizeof(kept), "real/state/y.json");
+	ck_assert_int_ne(lstat(kept, &st), 0);
+	sub(kept, sizeof(kept), "real/state/x.lock");
+	ck_assert_int_ne(lstat(kept, &st), 0);
+}
+END_TEST
+
 START_TEST(test_read_not_regular)
 {
 	char dir[128], *data = NULL;
@@ -312,6 +343,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_bad_names, 0, N(bad_names));
 	tcase_add_test(tc, test_read_missing);
 	tcase_add_test(tc, test_symlink_refused);
+	tcase_add_test(tc, test_dir_symlink_refused);
 	tcase_add_test(tc, test_read_not_regular);
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_killed_writer);

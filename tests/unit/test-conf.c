@@ -302,8 +302,6 @@ static const struct refuse_case {
 
 	/* own keys */
 	{ "rdma not a bool", H D ",'rdma':'yes'}", NULL, CNI_ERR_DECODE, "'rdma' must be true or false, not 'yes'" },
-	{ "dataDir relative", H D ",'dataDir':'relative/dir'}", NULL, CNI_ERR_CONFIG,
-	  "dataDir 'relative/dir' is not an absolute path" },
 	{ "rdma and rdmaIsolation disagree", H D ",'rdma':false,'rdmaIsolation':true}", NULL,
 	  CNI_ERR_CONFIG, "rdma false and rdmaIsolation true disagree" },
 	{ "rdmaIsolation not a bool", H D ",'rdmaIsolation':'yes'}", NULL, CNI_ERR_DECODE,

@@ -93,7 +93,7 @@ END_TEST
 START_TEST(test_defaults_and_keys)
 {
 	cJSON *ipam = parse("{'range':'192.0.2.0/24','network_name':'rdma-a','enable_overlapping_ranges':false,"
-			    "'release_hold_seconds':30,'log_level':'debug','log_file':'/tmp/x.log',"
+			    "'release_hold_seconds':30,'log_level':'debug','log_file':'/var/log/x.log',"
 			    "'store':{'type':'etcd','endpoints':['http://127.0.0.1:2379']}}");
 	cJSON *plain = parse("{'range':'192.0.2.0/24'}");
 	struct cni_err err = { 0 };
@@ -103,7 +103,7 @@ START_TEST(test_defaults_and_keys)
 	ck_assert(!conf.shared && !conf.ranges[0].shared);
 	ck_assert_int_eq(conf.hold_seconds, 30);
 	ck_assert_str_eq(conf.log_level, "debug");
-	ck_assert_str_eq(conf.log_file, "/tmp/x.log");
+	ck_assert_str_eq(conf.log_file, "/var/log/x.log");
 	ck_assert_str_eq(conf.store, "etcd");
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(conf.store_obj, "endpoints"));
 	ck_assert_str_eq(conf.data_dir, CONF_DEFAULT_DATA_DIR);

@@ -2,17 +2,24 @@
 # Harness for the ippool integration tests: a temp dataDir per run, plugin runs (TAP from ../tap.sh).
 # shellcheck shell=bash
 # Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run).
+# TMP lies under /run (root) or /run/user/UID: a config's paths must lie
+# under an allowed root, and tests do not widen them (README, "Paths a
+# config names").
 
 set -uo pipefail
 
 IPPOOL=${IPPOOL:-$(cd "$(dirname "${BASH_SOURCE[0]}")/../../.." && pwd)/build/ipam/ippool/ippool}
-TMP=$(mktemp -d "/tmp/ippool-it.$$.XXXXXX")
-trap 'rm -rf "$TMP"' EXIT
 OUT=
 RC=
 
 # shellcheck source-path=SCRIPTDIR source=../tap.sh
 . "$(dirname "${BASH_SOURCE[0]}")/../tap.sh"
+
+T_RUN=/run
+[ "$(id -u)" -eq 0 ] || T_RUN=/run/user/$(id -u)
+[ -w "$T_RUN" ] || skip_all "dataDirs must lie under /run/ and $T_RUN is not writable"
+TMP=$(mktemp -d "$T_RUN/ippool-it.$$.XXXXXX")
+trap 'rm -rf "$TMP"' EXIT
 
 # conf NAME IPAM_JSON [CNI_VERSION]: a whole network config around an ipam block.
 conf() {
