@@ -310,6 +310,8 @@ static void load_admin(struct confpath_roots *roots, char *why, size_t size)
 	if (ret == -EPERM)
 		snprintf(why, size, "; %s is ignored: it, or a directory above it, is not root's alone",
 			 file);
+	else if (ret == -ELOOP || ret == -ENOTDIR)
+		snprintf(why, size, "; %s is ignored: it is a symlink or lies past one", file);
 	else if (ret && line)
 		snprintf(why, size, "; %s is ignored: line %d is not \"write DIR\" or \"read DIR\"",
 			 file, line);
