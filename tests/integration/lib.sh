@@ -311,14 +311,34 @@ rdma_move_by_hand() {
 	rdma_cmd "$2" dev set "$1" netns "$to"
 }
 
-# ipam_holds CID: the IPAM store has a reservation naming the container.
+# ipam_holds CID [IFNAME]: the IPAM store holds a reservation for CID's
+# IFNAME (default $IFNAME), judged by the record itself: host-local's file
+# named by the address, holding the container ID and the ifname; an ippool
+# lease, as `ippool list` shows it.
 ipam_holds() {
-	[ -d "$TMP/ipam" ] && grep -rqs -- "$1" "$TMP/ipam"
+	local cid=$1 ifn=${2:-$IFNAME} f
+	[ -d "$TMP/ipam" ] || return 1
+	case $IPAM in
+	ippool)
+		"$IPPOOL" list --data-dir "$TMP/ipam" 2>/dev/null |
+			awk -v c="$cid" -v i="$ifn" '$2 == c && $3 == i {f = 1} END {exit !f}' ;;
+	host-local)
+		for f in "$TMP"/ipam/*/*; do
+			case ${f##*/} in *.*.*.* | *:*) ;; *) continue ;; esac
+			[ "$(sed -n 1p "$f" | tr -d '\r')" = "$cid" ] &&
+				[ "$(sed -n 2p "$f" | tr -d '\r')" = "$ifn" ] && return 0
+		done
+		return 1 ;;
+	*) return 1 ;;
+	esac
 }
 
-# state_holds CID: the plugin's dataDir has state naming the container.
+# state_holds CID [IFNAME]: the plugin's dataDir has the state file of
+# CID's IFNAME (default $IFNAME), and it is that attachment's record.
 state_holds() {
-	[ -d "$TMP/state" ] && grep -rqs -- "$1" "$TMP/state"
+	local ifn=${2:-$IFNAME}
+	jq -e --arg c "$1" --arg i "$ifn" '.containerID == $c and .ifname == $i' \
+		"$TMP/state/$1:$ifn.json" >/dev/null 2>&1
 }
 
 # vf_is I JQ-CHECK: the PF (fx_setup --vf-info) reports VF I's settings as
@@ -582,7 +602,9 @@ round_trip() {
 			is "$RC" 0 "$ctx: CHECK passes"
 			ip -n "$POD" addr del "$addr" dev "$IFNAME"
 			cni CHECK "$c" "$@"
-			ok "$ctx: CHECK fails once $addr is removed in the pod" test "$RC" -ne 0
+			is "$RC/$(jout .code)" 1/107 "$ctx: CHECK fails with 107 once $addr is removed in the pod"
+			like "$(jout .msg)" "$IFNAME in netns $NETNS lacks address $addr" \
+				"$ctx: CHECK names the missing address"
 		fi
 		cni DEL "$c" "$@"
 		is "$RC" 0 "$ctx: DEL succeeds"

@@ -69,7 +69,8 @@ run DEL "$(conf wiring "$block")" w1
 is "$RC" 0 "DEL the same way"
 rm "$D/ippool.d/ippool.crt"
 run ADD "$(conf wiring "$block")" w2
-ok "without the client certificate the ADD fails" test "$RC" -ne 0
-like "$(msg)" "SSL certificate" "naming the certificate"
+ok "without the client certificate the ADD fails: 112" failed_with 112
+like "$(msg)" "etcd store: cannot open store.cert $D/ippool.d/ippool.crt: No such file or directory" \
+	"naming the certificate"
 
 done_testing

@@ -51,6 +51,9 @@ settle() {
 			want+="$(sed 's/^0 //' "$f" | jq -r '.ips[0].address' | sed 's|/24||')"$'\n'
 		fi
 	done
+	is "$(ls "$TMP/$tag".* | wc -l)" 48 "$tag: each of the 48 ADDs answered"
+	ok "$tag: each ADD that succeeded has one address in the /24" \
+		test "$(grep -h '^0 ' "$TMP/$tag".* | sed 's/^0 //' | jq -r 'select((.ips | length) != 1 or (.ips[0].address | test("^198\\.51\\.100\\.[0-9]+/24$") | not)) | 1' | wc -l)" -eq 0
 	ok "$tag: failed ADDs said 11 and named the endpoint" \
 		test "$(grep -hv '^0 ' "$TMP/$tag".* | sed 's/^[^ ]* //' | jq -r 'select(.code != 11 or (.msg | contains("'"$F"'") | not)) | .code' | wc -l)" -eq 0
 	ok "$tag: no address held twice, every one by its lease" consistent "$F" "$p"

@@ -14,7 +14,7 @@ fx_setup --vfs 1 --vf-info
 # its removal.
 declare -A syscalls=(
 	[ADD]="sendmsg recvmsg fsync renameat clone3 wait4"
-	[DEL]="sendmsg recvmsg clone3 wait4 unlink"
+	[DEL]="sendmsg recvmsg clone3 wait4 unlinkat"
 )
 
 # killed VERB CONF SYSCALL N: VERB under strace, killed at call N of SYSCALL.

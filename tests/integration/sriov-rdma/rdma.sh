@@ -56,7 +56,8 @@ if is "$RC" 0 "ADD for the CHECK case"; then
 	is "$RC" 0 "CHECK passes with the RDMA device in the pod"
 	rdma_move_by_hand mlx5_1 "$POD" ""
 	cni CHECK "$c"
-	ok "CHECK fails once mlx5_1 is moved back to the host by hand" test "$RC" -ne 0
+	is "$RC/$(jout .code)" 1/107 "CHECK fails with 107 once mlx5_1 is moved back to the host by hand"
+	like "$(jout .msg)" "no RDMA device for $IFNAME in netns $NETNS" "  saying the pod has no RDMA device"
 	cni DEL "$c"
 	is "$RC" 0 "DEL succeeds with the RDMA device already home"
 fi
