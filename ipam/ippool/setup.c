@@ -115,29 +115,38 @@ static int confine_file(cJSON *ipam, struct cni_err *err)
 	return cJSON_SetValuestring(v, path) ? 0 : -ENOMEM;
 }
 
-/* An error found in a configuration file the config named is shown only
- * when the ipam block alone gives it: the file may be one the tenant who
- * wrote the NAD cannot read, and its values must not come back to them. */
-static void hide_file(const cJSON *ipam, struct pool_conf *c, struct cni_err *err)
+/* Whether text holds one of the strings in node. */
+static bool quotes(const cJSON *node, const char *text)
 {
-	struct cni_err alone = { 0 };
+	const cJSON *c;
+
+	if (cJSON_IsString(node) && *node->valuestring && strstr(text, node->valuestring))
+		return true;
+	cJSON_ArrayForEach(c, node)
+		if (quotes(c, text))
+			return true;
+	return false;
+}
+
+/* A config error that quotes a configuration file the config named is not
+ * shown: the file may be one whoever wrote the NAD cannot read, and what it
+ * holds must not come back to them. */
+static void hide_file(const cJSON *ipam, const cJSON *file, struct cni_err *err)
+{
 	bool explicit;
 	const char *path = conf_file_path(ipam, &explicit);
 
-	if (!explicit)
+	if (!explicit || !file || (err->code != CNI_ERR_CONFIG && err->code != CNI_ERR_DECODE) ||
+	    (!quotes(file, err->msg) && !quotes(file, err->details)))
 		return;
-	if (conf_parse(ipam, NULL, c, &alone) == 0 || strcmp(alone.msg, err->msg)) {
-		snprintf(err->msg, sizeof(err->msg),
-			 "configuration file %s (configuration_path) does not make a valid ipam "
-			 "config with the block (what it holds is not shown)", path);
-		err->details[0] = '\0';
-	}
-	conf_release(c);
+	snprintf(err->msg, sizeof(err->msg), "configuration file %s (configuration_path) holds a "
+		 "value this config cannot use (what it holds is not shown)", path);
+	err->details[0] = '\0';
 }
 
 int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 {
-	cJSON *file = NULL, *ipam;
+	cJSON *file = NULL, *ipam = NULL;
 	int ret = -EINVAL;
 
 	memset(p, 0, sizeof(*p));
@@ -156,10 +165,8 @@ int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 	}
 	if (confine_file(ipam, &ctx->err) || read_conf_file(ipam, &file, &ctx->err))
 		goto out;
-	if (conf_parse(ipam, file, p->conf, &ctx->err)) {
-		hide_file(ipam, p->conf, &ctx->err);
+	if (conf_parse(ipam, file, p->conf, &ctx->err))
 		goto out;
-	}
 	/* before anything is created; the store's own paths are judged when it
 	 * opens, and the log file is opened after it */
 	if (confpath_check("dataDir", p->conf->data_dir, sizeof(p->conf->data_dir),
@@ -171,6 +178,8 @@ int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 	if (ret == 0)
 		log_init(p->conf->log_level[0] ? p->conf->log_level : NULL, p->conf->log_file);
 out:
+	if (ret)
+		hide_file(ipam, file, &ctx->err);
 	cJSON_Delete(file);
 	if (ret)
 		setup_close(p);

@@ -39,8 +39,16 @@ echo '{"range":"s3cret-in-the-file","dataDir":"'$TMP/store'"}' >"$TMP/cp/secret.
 run ADD "$(conf paths '{"type":"ippool","configuration_path":"'$TMP/cp/secret.conf'"}')" f1
 is "$RC/$(code)" "1/7" "a configuration file with a bad range: refused with code 7"
 unlike "$(msg)" "s3cret" "  the message holds nothing of the file"
-like "$(msg)" "configuration file $TMP/cp/secret.conf (configuration_path) does not make a valid ipam config with the block (what it holds is not shown)" \
+like "$(msg)" "configuration file $TMP/cp/secret.conf (configuration_path) holds a value this config cannot use (what it holds is not shown)" \
 	"  and names the file"
+for v in '"dataDir":"/tmp/s3cret-dir"' '"log_file":"s3cret.log"' \
+	'"store":{"type":"etcd","endpoints":["s3cret-endpoint"]}' '"store":"s3cret-store"' \
+	'"store":{"type":"etcd","endpoints":["https://127.0.0.1:9"],"cacert":"/etc/s3cret.crt"}'; do
+	echo '{"range":"192.0.2.0/24",'"$v"'}' >"$TMP/cp/secret.conf"
+	run ADD "$(conf paths '{"type":"ippool","configuration_path":"'$TMP/cp/secret.conf'"}')" f1
+	is "$RC/$(code)" "1/7" "a configuration file with $v: refused with code 7"
+	unlike "$OUT" "s3cret" "  the error holds nothing of the file"
+done
 run ADD "$(conf paths '{"type":"ippool","range":"bad-in-the-block","configuration_path":"'$TMP/cp/secret.conf'"}')" f2
 is "$RC/$(code)" "1/7" "a bad range in the block itself: refused with code 7"
 like "$(msg)" 'invalid range "bad-in-the-block"' "  the message shows the block's value"
