@@ -145,7 +145,7 @@ static bool trusted(int fd)
 /* Walks the first n components of path from "/": an O_PATH fd of the
  * directory reached or -errno; *done counts the components opened, prefix
  * ends at the one that failed. With must_trust, every directory must be
- * trusted (-EPERM otherwise). */
+ * trusted (-EPERM otherwise, unless a part is missing: -ENOENT). */
 static int walk(const char *path, int n, bool create, bool must_trust, int *done,
 		char prefix[PATH_MAX])
 {
@@ -160,10 +160,6 @@ static int walk(const char *path, int n, bool create, bool must_trust, int *done
 	if (fd < 0)
 		return -errno;
 	for (; *done < n; (*done)++) {
-		if (must_trust && !trusted(fd)) {
-			close(fd);
-			return -EPERM;
-		}
 		len = next_comp(&p, &s);
 		if (len > NAME_MAX || plen + len + 2 > PATH_MAX) {
 			close(fd);
@@ -173,6 +169,11 @@ static int walk(const char *path, int n, bool create, bool must_trust, int *done
 		name[len] = '\0';
 		plen += (size_t)sprintf(prefix + plen, "/%s", name);
 		next = step(fd, name, create);
+		/* a missing part says more than the trust of the one above it */
+		if (next >= 0 && must_trust && !trusted(fd)) {
+			close(next);
+			next = -EPERM;
+		}
 		close(fd);
 		if (next < 0)
 			return next;

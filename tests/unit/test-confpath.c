@@ -334,6 +334,19 @@ START_TEST(test_admin_file)
 }
 END_TEST
 
+/* No admin file is no admin file, even where one could not be trusted. */
+START_TEST(test_admin_file_absent)
+{
+	struct cni_err err = { 0 };
+	char path[200] = "/tmp/x";
+
+	setenv(CONFPATH_ADMIN_ENV, "/tmp/confpath-test-no-such-dir/allowed-roots", 1);
+	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), -EINVAL);
+	ck_assert_str_eq(err.msg, "dataDir \"/tmp/x\" lies outside the allowed roots; allowed roots: "
+			 "/var/lib/cni/, /run/, /var/log/");
+}
+END_TEST
+
 START_TEST(test_admin_file_bad_line)
 {
 	struct cni_err err = { 0 };
@@ -371,6 +384,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_accepted, 0, N(accepted));
 	tcase_add_test(tc, test_var_run);
 	tcase_add_test(tc, test_admin_file);
+	tcase_add_test(tc, test_admin_file_absent);
 	tcase_add_test(tc, test_admin_file_bad_line);
 }
 
