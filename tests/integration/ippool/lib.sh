@@ -46,9 +46,10 @@ add_is() {
 	[ "$RC" -eq 0 ] && [ "$(ips)" = "$3" ]
 }
 
-# The run failed with this CNI code.
+# failed_with CODE [TEXT]: the run exited 1 with one CNI error of this code
+# (a crash or a timeout is no failure of that kind), its message holding TEXT.
 failed_with() {
-	[ "$RC" -ne 0 ] && [ "$(code)" = "$1" ]
+	[ "$RC" -eq 1 ] && [ "$(code)" = "$1" ] && [[ "$(msg)" == *"${2:-}"* ]]
 }
 
 # store NAME: the ipam keys that keep pool NAME's reservations apart in the

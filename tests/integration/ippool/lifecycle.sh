@@ -32,11 +32,12 @@ ok "CHECK passes when prevResult matches" test "$RC" -eq 0
 run CHECK "$(jq -c '.prevResult.ips += [{"address":"198.51.100.9/24"}]' <<<"$CK")" c1
 ok "CHECK ignores prevResult addresses outside our ranges" test "$RC" -eq 0
 run CHECK "$(jq -c '.prevResult.ips += [{"address":"192.0.2.9/28"}]' <<<"$CK")" c1
-ok "CHECK fails (107) on an address of our range not reserved for it" failed_with 107
+ok "CHECK fails (107) on an address of our range not reserved for it" \
+	failed_with 107 "prevResult address 192.0.2.9 is not reserved for this attachment"
 run CHECK "$CK" c2
-ok "CHECK fails (107) when the reservation differs" failed_with 107
+ok "CHECK fails (107) when the reservation differs" failed_with 107 "is not in prevResult"
 run CHECK "$CK" nosuch
-ok "CHECK fails (107) without a reservation" failed_with 107
+ok "CHECK fails (107) without a reservation" failed_with 107 "no reservation for container nosuch interface net1"
 
 # DEL twice
 run DEL "$C" c2
@@ -55,7 +56,7 @@ run ADD "$C" c7 net1 "IP=192.0.2.10"
 ok "a taken requested address fails with 111" failed_with 111
 ok "the message names the address" grep -q "192.0.2.10" <<<"$(msg)"
 run ADD "$C" c7 net1 "IP=198.51.100.7"
-ok "a requested address out of range fails with 111" failed_with 111
+ok "a requested address out of range fails with 111" failed_with 111 "requested address 198.51.100.7 is not in any range"
 run ADD "$C" c7 net1 "IP=192.0.2.14"
 ok "the gateway cannot be requested (111)" failed_with 111
 
@@ -141,13 +142,13 @@ echo '{"range":"203.0.113.0/24","exclude":["203.0.113.1"],"dataDir":"'$TMP/fromf
 ok "configuration_path supplies range and dataDir" \
 	add_is "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/ippool.conf'"}')" f1 "203.0.113.2/24"
 run ADD "$(conf nf '{"type":"ippool","configuration_path":"'$TMP/missing.conf'"}')" f2
-ok "a missing configuration_path fails with 7" failed_with 7
+ok "a missing configuration_path fails with 7" failed_with 7 "cannot read configuration file $TMP/missing.conf: No such file or directory"
 
 # config errors name the value
 run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/31"}')" e1
-ok "a /31 is refused (7)" failed_with 7
+ok "a /31 is refused (7)" failed_with 7 'invalid range "192.0.2.0/31": a /31 has no usable address'
 run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/24","range_start":"192.0.2.50","range_end":"192.0.2.40"}')" e1
-ok "an empty interval is refused (7)" failed_with 7
+ok "an empty interval is refused (7)" failed_with 7 "range_end 192.0.2.40 is before range_start 192.0.2.50"
 run ADD "$(conf ne '{"type":"ippool",'"$(store "$D")"',"range":"192.0.2.0/24","exclude":["192.0.2.300"]}')" e1
 ok "a bad exclude is refused, naming it" test "$(code)" = 7 -a -n "$(msg | grep -F 192.0.2.300)"
 
