@@ -62,7 +62,7 @@ refused_cases() {
 admin_file() {
 	local mode=$1 owner=$2
 	shift 2
-	mkdir -p -m 0700 "$TMP/admin"
+	mkdir -p "$TMP/admin" && chmod 0700 "$TMP/admin" || return
 	printf '%s\n' "# roots this node's administrator allows" "$@" >"$TMP/admin/allowed-roots"
 	chmod "$mode" "$TMP/admin/allowed-roots" && chown "$owner" "$TMP/admin/allowed-roots" &&
 		export SRIOV_RDMA_ALLOWED_ROOTS=$TMP/admin/allowed-roots

@@ -13,7 +13,7 @@ N=0
 
 # try KEY VALUE: ADD with the ipam key (store.K: of an etcd store) set to VALUE.
 try() {
-	local ipam='{"type":"ippool","range":"192.0.2.0/24","dataDir":"'$TMP/store'"}'
+	local ipam='{"type":"ippool","range":"192.0.2.0/24","dataDir":"'"$TMP"/store'"}'
 	case $1 in
 	store.*)
 		ipam=$(jq -c --arg k "${1#store.}" --arg v "$2" --arg c "$TMP/cp/ok.crt" '.store =
@@ -35,8 +35,8 @@ refused_cases store.key read
 nok "no refused ADD reserved an address" test -d "$TMP/store/leases" -a -n "$(ls -A "$TMP/store/leases" 2>/dev/null)"
 
 # ---- what a configuration file holds stays there --------------------------
-echo '{"range":"s3cret-in-the-file","dataDir":"'$TMP/store'"}' >"$TMP/cp/secret.conf"
-run ADD "$(conf paths '{"type":"ippool","configuration_path":"'$TMP/cp/secret.conf'"}')" f1
+echo '{"range":"s3cret-in-the-file","dataDir":"'"$TMP"/store'"}' >"$TMP/cp/secret.conf"
+run ADD "$(conf paths '{"type":"ippool","configuration_path":"'"$TMP"/cp/secret.conf'"}')" f1
 is "$RC/$(code)" "1/7" "a configuration file with a bad range: refused with code 7"
 unlike "$(msg)" "s3cret" "  the message holds nothing of the file"
 like "$(msg)" "configuration file $TMP/cp/secret.conf (configuration_path) holds a value this config cannot use (what it holds is not shown)" \
@@ -45,11 +45,11 @@ for v in '"dataDir":"/tmp/s3cret-dir"' '"log_file":"s3cret.log"' \
 	'"store":{"type":"etcd","endpoints":["s3cret-endpoint"]}' '"store":"s3cret-store"' \
 	'"store":{"type":"etcd","endpoints":["https://127.0.0.1:9"],"cacert":"/etc/s3cret.crt"}'; do
 	echo '{"range":"192.0.2.0/24",'"$v"'}' >"$TMP/cp/secret.conf"
-	run ADD "$(conf paths '{"type":"ippool","configuration_path":"'$TMP/cp/secret.conf'"}')" f1
+	run ADD "$(conf paths '{"type":"ippool","configuration_path":"'"$TMP"/cp/secret.conf'"}')" f1
 	is "$RC/$(code)" "1/7" "a configuration file with $v: refused with code 7"
 	unlike "$OUT" "s3cret" "  the error holds nothing of the file"
 done
-run ADD "$(conf paths '{"type":"ippool","range":"bad-in-the-block","configuration_path":"'$TMP/cp/secret.conf'"}')" f2
+run ADD "$(conf paths '{"type":"ippool","range":"bad-in-the-block","configuration_path":"'"$TMP"/cp/secret.conf'"}')" f2
 is "$RC/$(code)" "1/7" "a bad range in the block itself: refused with code 7"
 like "$(msg)" 'invalid range "bad-in-the-block"' "  the message shows the block's value"
 
@@ -57,12 +57,11 @@ like "$(msg)" 'invalid range "bad-in-the-block"' "  the message shows the block'
 if [ "$(id -u)" -ne 0 ]; then
 	skip "the admin file cases need root (the file must be root's)"
 	done_testing
-	exit
 fi
 admin_file 0644 0 "write $CP_OUT/" "read $CP_OUT-r/"
 mkdir -p "$CP_OUT" "$CP_OUT-r"
 echo '{"range":"203.0.113.0/24"}' >"$CP_OUT-r/ippool.conf"
-A='{"type":"ippool","dataDir":"'$CP_OUT/store'","log_file":"'$CP_OUT/ippool.log'","log_level":"debug","configuration_path":"'$CP_OUT-r/ippool.conf'"}'
+A='{"type":"ippool","dataDir":"'"$CP_OUT"/store'","log_file":"'"$CP_OUT"/ippool.log'","log_level":"debug","configuration_path":"'"$CP_OUT"-r/ippool.conf'"}'
 ok "an admin file of root's allows $CP_OUT/ and reads from $CP_OUT-r/: ADD" add_is "$(conf paths "$A")" a1 "203.0.113.1/24"
 ok "  the lease is in the dataDir there" test -n "$(ls -A "$CP_OUT/store/leases")"
 run DEL "$(conf paths "$A")" a1
