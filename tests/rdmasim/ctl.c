@@ -22,6 +22,7 @@ static int parse_mode(const char *s, bool *shared)
 
 static int cmd_init(struct rdmasim_state *st, int argc, char **argv)
 {
+	rdmasim_free(st);
 	memset(st, 0, sizeof(*st));
 	if (argc > 1)
 		return -EINVAL;
@@ -38,24 +39,24 @@ static bool name_taken(const struct rdmasim_state *st, const char *name)
 	return false;
 }
 
-/* Device names and indexes are unique system-wide, as in the kernel. */
-static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
+static int add_one(struct rdmasim_state *st, char **argv)
 {
 	struct rdmasim_dev *d;
 	char *end;
 	unsigned long index;
 
-	if (argc != 4 || st->n == RDMASIM_MAX_DEVS || name_taken(st, argv[0]))
+	if (name_taken(st, argv[0]))
 		return -EINVAL;
 	errno = 0;
 	index = strtoul(argv[1], &end, 10);
 	if (errno || *end || !index || index > UINT32_MAX || rdmasim_find(st, index))
 		return -EINVAL;
-	d = &st->devs[st->n];
-	memset(d, 0, sizeof(*d));
 	if (strlen(argv[0]) >= sizeof(d->name) || strlen(argv[2]) >= sizeof(d->pci) ||
 	    strlen(argv[3]) >= sizeof(d->ndev))
 		return -EINVAL;
+	d = rdmasim_add(st);
+	if (!d)
+		return -ENOMEM;
 	d->ndev_index = if_nametoindex(argv[3]);
 	if (!d->ndev_index) {
 		fprintf(stderr, "rdmasim-ctl: no netdev %s in this netns\n", argv[3]);
@@ -66,8 +67,20 @@ static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
 	strcpy(d->pci, argv[2]);
 	strcpy(d->ndev, argv[3]);
 	d->netns = rdmasim_host_netns();
-	st->n++;
 	return 0;
+}
+
+/* Device names and indexes are unique system-wide, as in the kernel. Several
+ * devices in one call (a node's thousand in one write of the state). */
+static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
+{
+	int i, ret = 0;
+
+	if (!argc || argc % 4)
+		return -EINVAL;
+	for (i = 0; i < argc && !ret; i += 4)
+		ret = add_one(st, argv + i);
+	return ret;
 }
 
 /* `rdma system set netns`: refused while a device is out of the host. */
@@ -195,7 +208,7 @@ static const struct cmd cmds[] = {
 
 static int show(const struct rdmasim_state *st)
 {
-	char *text = rdmasim_json(st);
+	char *text = rdmasim_json(st, true);
 
 	if (!text)
 		return -ENOMEM;
@@ -224,6 +237,7 @@ static int run(const struct cmd *c, const char *path, int argc, char **argv)
 	if (!ret && !c->save)
 		ret = show(st);
 	rdmasim_unlock(lock);
+	rdmasim_free(st);
 	free(st);
 	return ret;
 }
@@ -231,7 +245,7 @@ static int run(const struct cmd *c, const char *path, int argc, char **argv)
 static void usage(void)
 {
 	fputs("usage: rdmasim-ctl init <state> [exclusive|shared]\n"
-	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev>\n"
+	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev> [<name> <index> <pci> <ndev>]...\n"
 	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
 	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs> [ib]\n"

@@ -19,6 +19,10 @@
 #include "state.h"
 
 #define REPLY_MAX 16384
+/* NLMSG_GOODSIZE with 4 KiB pages: the size of a dump's first skb. */
+#define DUMP_SKB 3776
+/* An mlx5 node GUID prefix; the device index makes it unique. */
+#define MLX5_GUID_BASE 0x0c42a10300000000ULL
 /* Ours, like the kernel's -EINTR: a dump answered, no ack follows. */
 #define DUMPED 1
 
@@ -92,10 +96,19 @@ static void put_handle(struct nlmsghdr *nlh, const struct rdmasim_dev *d)
 	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_NAME, d->name);
 }
 
+/* fill_dev_info(): what an mlx5 VF's device reports (one port, RoCE). */
 static void put_dev(struct nlmsghdr *nlh, const struct rdmasim_dev *d)
 {
+	uint64_t guid = MLX5_GUID_BASE | d->index;
+
 	put_handle(nlh, d);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_CAP_FLAGS, 0);
+	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_FW_VERSION, "22.39.1002");
+	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_NODE_GUID, guid);
+	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, guid);
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, RDMA_NODE_IB_CA);
+	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_PROTOCOL, "roce");
 }
 
 /* The netdev is reported only when it is in the socket's netns; its name is
@@ -126,30 +139,48 @@ static int get_doit(struct req *r)
 	return 0;
 }
 
-static int get_dumpit(struct req *r)
+static void put_done(struct req *r, char *at)
 {
-	char buf[REPLY_MAX];
-	struct nlmsghdr *nlh;
-	size_t len = 0;
-	int i, zero = 0;
+	struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
+	int zero = 0;
 
-	for (i = 0; i < r->st.n; i++) {
-		struct rdmasim_dev *d = &r->st.devs[i];
-
-		if (!r->st.shared && d->netns != r->sock->netns)
-			continue;
-		nlh = reply(r, buf + len, RDMA_NLDEV_CMD_GET, NLM_F_MULTI);
-		put_dev(nlh, d);
-		len += NLMSG_ALIGN(nlh->nlmsg_len);
-	}
-	nlh = mnl_nlmsg_put_header(buf + len);
 	nlh->nlmsg_type = NLMSG_DONE;
 	nlh->nlmsg_flags = NLM_F_MULTI;
 	nlh->nlmsg_seq = r->nlh->nlmsg_seq;
 	nlh->nlmsg_pid = r->sock->portid;
 	memcpy(mnl_nlmsg_put_extra_header(nlh, sizeof(zero)), &zero, sizeof(zero));
-	len += nlh->nlmsg_len;
-	r->emit(r->ctx, buf, len);
+}
+
+/* netlink_dump(): as many messages as fit in one skb per datagram, then
+ * NLMSG_DONE (in the last one when it fits), so a client reads a long dump
+ * in several recvmsg() calls. */
+static int get_dumpit(struct req *r)
+{
+	char buf[REPLY_MAX];
+	size_t len = 0;
+	int i;
+
+	for (i = 0; i < r->st.n; i++) {
+		struct rdmasim_dev *d = &r->st.devs[i];
+		struct nlmsghdr *nlh;
+
+		if (!r->st.shared && d->netns != r->sock->netns)
+			continue;
+		nlh = reply(r, buf + len, RDMA_NLDEV_CMD_GET, NLM_F_MULTI);
+		put_dev(nlh, d);
+		if (len && len + nlh->nlmsg_len > DUMP_SKB) {
+			r->emit(r->ctx, buf, len);
+			memmove(buf, nlh, nlh->nlmsg_len);
+			len = 0;
+		}
+		len += NLMSG_ALIGN(((struct nlmsghdr *)(buf + len))->nlmsg_len);
+	}
+	if (len && len + NLMSG_SPACE(sizeof(int)) > DUMP_SKB) {
+		r->emit(r->ctx, buf, len);
+		len = 0;
+	}
+	put_done(r, buf + len);
+	r->emit(r->ctx, buf, len + NLMSG_SPACE(sizeof(int)));
 	return DUMPED;
 }
 
@@ -347,6 +378,7 @@ static int run(const char *path, struct req *r)
 	}
 out:
 	rdmasim_unlock(lock);
+	rdmasim_free(&r->st);
 	return ret;
 }
 

@@ -17,7 +17,6 @@
 #include "vfinfo.h"
 
 #define EXPORT __attribute__((visibility("default")))
-#define MAX_SOCKS 256
 #define NEXT(fn) \
 	static typeof(fn) *next_##fn; \
 	if (!next_##fn) \
@@ -29,8 +28,9 @@ struct sim_sock {
 	struct rdmasim_sock s;
 };
 
-static struct sim_sock socks[MAX_SOCKS];
-static int nsocks;
+/* Grows without a cap: iproute2's rdma tool keeps one socket per device. */
+static struct sim_sock *socks;
+static int nsocks, cap_socks;
 static uint32_t rover = 4096;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
@@ -109,10 +109,17 @@ static int open_sim(int type)
 	    (!(type & SOCK_CLOEXEC) && fcntl(sv[0], F_SETFD, 0) < 0))
 		goto fail;
 	pthread_mutex_lock(&lock);
-	if (nsocks == MAX_SOCKS) {
-		pthread_mutex_unlock(&lock);
-		errno = EMFILE;
-		goto fail;
+	if (nsocks == cap_socks) {
+		int cap = cap_socks ? 2 * cap_socks : 16;
+		struct sim_sock *grown = realloc(socks, (size_t)cap * sizeof(*grown));
+
+		if (!grown) {
+			pthread_mutex_unlock(&lock);
+			errno = ENOMEM;
+			goto fail;
+		}
+		socks = grown;
+		cap_socks = cap;
 	}
 	socks[nsocks++] = (struct sim_sock){
 		.fd = sv[0], .peer = sv[1],

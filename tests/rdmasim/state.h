@@ -7,7 +7,6 @@
 #include <stdint.h>
 #include <net/if.h>
 
-#define RDMASIM_MAX_DEVS 64
 #define RDMASIM_NAME_MAX 64
 
 struct rdmasim_dev {
@@ -57,10 +56,13 @@ struct rdmasim_pf {
 	struct rdmasim_vf vfs[RDMASIM_MAX_VFS];
 };
 
+/* No cap on devices: a GPU node has 8 PFs with up to 128 VFs each. */
 struct rdmasim_state {
 	bool shared;
-	int n;
-	struct rdmasim_dev devs[RDMASIM_MAX_DEVS];
+	int n, cap;
+	struct rdmasim_dev *devs;	/* malloc'd or in map, rdmasim_free() */
+	void *map;			/* the snapshot devs lies in (private), or NULL */
+	size_t map_len;
 	struct rdmasim_pf pf;
 };
 
@@ -83,9 +85,14 @@ unsigned long rdmasim_current_netns(void);
 /* Takes the world's lock (flock on "<path>.lock"): returns the fd or -errno. */
 int rdmasim_lock(const char *path);
 void rdmasim_unlock(int fd);
+/* On failure too, st holds what rdmasim_free() releases. */
 int rdmasim_load(const char *path, struct rdmasim_state *st);
-/* The state as JSON text, malloc'd; NULL on allocation failure. */
-char *rdmasim_json(const struct rdmasim_state *st);
+void rdmasim_free(struct rdmasim_state *st);
+/* A new zeroed device at the end of st->devs, NULL when out of memory. */
+struct rdmasim_dev *rdmasim_add(struct rdmasim_state *st);
+/* The state as JSON text (pretty: indented, else one line, quicker to
+ * parse at a thousand devices), malloc'd; NULL on allocation failure. */
+char *rdmasim_json(const struct rdmasim_state *st, bool pretty);
 /* Atomic replace (temp file + rename), so unlocked readers see whole files. */
 int rdmasim_save(const char *path, const struct rdmasim_state *st);
 struct rdmasim_dev *rdmasim_find(struct rdmasim_state *st, uint32_t index);

@@ -519,12 +519,14 @@ static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i
  * NULL, nothing held, otherwise. */
 static struct rdmasim_state *pf_state(const char *path, int ifindex, int *lockfd)
 {
-	struct rdmasim_state *st = malloc(sizeof(*st));
+	struct rdmasim_state *st = calloc(1, sizeof(*st));
 
 	*lockfd = st ? rdmasim_lock(path) : -ENOMEM;
 	if (*lockfd < 0 || rdmasim_load(path, st) || !st->pf.name[0] ||
 	    (uint32_t)ifindex != st->pf.ifindex) {
 		rdmasim_unlock(*lockfd);
+		if (st)
+			rdmasim_free(st);
 		free(st);
 		return NULL;
 	}
@@ -585,6 +587,7 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 		put_vf(nlh, &st->pf, (uint32_t)i, stats);
 	mnl_attr_nest_end(nlh, list);
 	*len = nlh->nlmsg_len;
+	rdmasim_free(st);
 	free(st);
 }
 
@@ -610,6 +613,7 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 	if (rdmasim_save(path, st) && ret == 0)
 		ret = -EIO;
 	rdmasim_unlock(lockfd);
+	rdmasim_free(st);
 	free(st);
 	if (ret || (nlh->nlmsg_flags & NLM_F_ACK))
 		ack(fd, nlh, ret);
@@ -626,6 +630,7 @@ static int getlink_error(const char *path, int ifindex)
 		return 0;
 	rdmasim_unlock(lockfd);
 	err = (int)st->pf.getlink_error;
+	rdmasim_free(st);
 	free(st);
 	return err;
 }

@@ -36,7 +36,7 @@ static unsigned long pod_ino;
 __attribute__((format(printf, 1, 2)))
 static int sh(const char *fmt, ...)
 {
-	char cmd[512];
+	char cmd[8192];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -94,7 +94,7 @@ static void enter(int fd)
 __attribute__((format(printf, 1, 2)))
 static int ctl(const char *fmt, ...)
 {
-	char args[256];
+	char args[4096];
 	va_list ap;
 
 	va_start(ap, fmt);
@@ -108,13 +108,16 @@ static const char *dev_netns(uint32_t index)
 {
 	static char out[32];
 	const cJSON *d, *devs;
-	char buf[4096] = "";
+	static char buf[1 << 16];
 	cJSON *root;
+	size_t len;
 	FILE *f;
 
 	f = fopen(state, "r");
 	ck_assert_ptr_nonnull(f);
-	ck_assert_uint_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
+	len = fread(buf, 1, sizeof(buf) - 1, f);
+	ck_assert_uint_gt(len, 0);
+	buf[len] = '\0';
 	fclose(f);
 	root = cJSON_Parse(buf);
 	ck_assert_ptr_nonnull(root);
@@ -1208,19 +1211,27 @@ END_TEST
 START_TEST(test_rdmanl_flows)
 {
 	struct cni_err err = { 0 };
-	struct rdmanl_dev devs[RDMANL_MAX_DEVS], dev;
+	struct rdmanl_dev *devs, dev;
 	enum rdmanl_mode mode;
 	int n;
 
 	ck_assert_int_eq(rdmanl_get_mode(pod_fd, &mode, &err), 0);
 	ck_assert_int_eq(mode, RDMANL_MODE_EXCLUSIVE);
-	ck_assert_int_eq(rdmanl_dev_list(-1, devs, RDMANL_MAX_DEVS, &n, &err), 0);
+	ck_assert_int_eq(rdmanl_dev_list(-1, &devs, &n, &err), 0);
 	ck_assert_int_eq(n, 2);
 	ck_assert_str_eq(devs[0].name, "mlx5_2");
 	ck_assert_str_eq(devs[0].ndev_name, veth_a);
-	ck_assert_int_eq(rdmanl_dev_list(pod_fd, devs, RDMANL_MAX_DEVS, &n, &err), 0);
+	free(devs);
+	ck_assert_int_eq(rdmanl_dev_list(pod_fd, &devs, &n, &err), 0);
 	ck_assert_int_eq(n, 0);
+	ck_assert_ptr_null(devs);
 	ck_assert_int_eq(rdmanl_dev_by_name(pod_fd, "mlx5_2", &dev, &err), -ENODEV);
+	ck_assert_int_eq(err.code, CNI_OK);
+	ck_assert_int_eq(rdmanl_dev_by_netdev(-1, (int)if_nametoindex(veth_a), &dev, &err), 0);
+	ck_assert_str_eq(dev.name, "mlx5_2");
+	ck_assert_int_eq(dev.index, 3);
+	ck_assert_int_eq(rdmanl_dev_by_netdev(pod_fd, (int)if_nametoindex(veth_a), &dev, &err),
+			 -ENODEV);
 	ck_assert_int_eq(err.code, CNI_OK);
 
 	ck_assert_int_eq(rdmanl_dev_by_name(host_fd, "mlx5_2", &dev, &err), 0);
@@ -1241,6 +1252,85 @@ START_TEST(test_rdmanl_flows)
 	ck_assert_int_eq(mode, RDMANL_MODE_SHARED);
 	ck_assert_int_eq(rdmanl_dev_move(host_fd, 3, pod_fd, &err), -EOPNOTSUPP);
 	ck_assert_int_eq(err.code, CNI_ERR_RDMA_NETLINK);
+}
+END_TEST
+
+/* A node's shape: 8 PFs with 8 VFs each and the PFs' own devices, 72 more
+ * devices (the old fixed list held 64). The dump comes in several
+ * datagrams, as the kernel's does past one skb. */
+START_TEST(test_rdmanl_many)
+{
+	char args[4096] = "", *at = args;
+	struct cni_err err = { 0 };
+	struct rdmanl_dev *devs, dev;
+	int n, name_sum = 0;
+
+	for (int i = 0; i < 72; i++)
+		at += sprintf(at, " mlx5_%d %d 0000:%02x:%02x.%d lo", 10 + i, 100 + i, 0x40 + i / 9,
+			      i % 9 / 8, i % 9 % 8);
+	ck_assert_int_eq(ctl("add %s%s", state, args), 0);
+	ck_assert_int_eq(rdmanl_dev_list(-1, &devs, &n, &err), 0);
+	ck_assert_int_eq(n, 74);
+	for (int i = 2; i < n; i++) {
+		ck_assert_int_eq(devs[i].index, 98 + i);
+		ck_assert_int_eq(devs[i].ndev_index, (int)if_nametoindex("lo"));
+		name_sum += atoi(devs[i].name + strlen("mlx5_"));
+	}
+	ck_assert_int_eq(name_sum, 72 * 10 + 71 * 72 / 2);
+	free(devs);
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_81", &dev, &err), 0);
+	ck_assert_int_eq(dev.index, 171);
+	ck_assert_str_eq(dev.ndev_name, "lo");
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_82", &dev, &err), -ENODEV);
+	ck_assert_int_eq(rdmanl_dev_move(host_fd, 171, pod_fd, &err), 0);
+	ck_assert_int_eq(rdmanl_dev_list(pod_fd, &devs, &n, &err), 0);
+	ck_assert_int_eq(n, 1);
+	ck_assert_str_eq(devs[0].name, "mlx5_81");
+	free(devs);
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_81", &dev, &err), -ENODEV);
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_80", &dev, &err), 0);
+	ck_assert_int_eq(dev.index, 170);
+	ck_assert_int_eq(err.code, CNI_OK);
+}
+END_TEST
+
+/* The raw dump of 74 devices: several datagrams, none past one skb, every
+ * device once, then NLMSG_DONE. */
+START_TEST(test_dump_datagrams)
+{
+	struct mnl_socket *nl = nl_open(false, false);
+	char args[4096] = "", *at = args, buf[32768];
+	struct nlmsghdr *req = (struct nlmsghdr *)buf;
+	int datagrams = 0, devices = 0;
+	bool done = false;
+
+	for (int i = 0; i < 72; i++)
+		at += sprintf(at, " mlx5_%d %d 0000:50:%02x.%d lo", 10 + i, 100 + i, i / 8, i % 8);
+	ck_assert_int_eq(ctl("add %s%s", state, args), 0);
+	req = mnl_nlmsg_put_header(buf);
+	req->nlmsg_type = RDMA_NL_GET_TYPE(RDMA_NL_NLDEV, RDMA_NLDEV_CMD_GET);
+	req->nlmsg_flags = NLM_F_REQUEST | NLM_F_DUMP;
+	req->nlmsg_seq = 7;
+	ck_assert_int_ge(mnl_socket_sendto(nl, req, req->nlmsg_len), 0);
+	while (!done) {
+		ssize_t len = mnl_socket_recvfrom(nl, buf, sizeof(buf));
+		const struct nlmsghdr *nlh = (const struct nlmsghdr *)buf;
+		int rem = (int)len;
+
+		ck_assert_int_gt(len, 0);
+		ck_assert_int_le(len, 3776);
+		datagrams++;
+		for (; mnl_nlmsg_ok(nlh, rem); nlh = mnl_nlmsg_next(nlh, &rem)) {
+			ck_assert_int_eq(nlh->nlmsg_seq, 7);
+			if (nlh->nlmsg_type == NLMSG_DONE)
+				done = true;
+			else
+				devices++;
+		}
+	}
+	ck_assert_int_eq(devices, 74);
+	ck_assert_int_gt(datagrams, 1);
+	mnl_socket_close(nl);
 }
 END_TEST
 
@@ -1299,6 +1389,8 @@ int main(void)
 	tcase_add_test(tc, test_ctl);
 	tcase_add_test(tc, test_rdmanl_flows);
 	tcase_add_test(tc, test_rdmanl_extack);
+	tcase_add_test(tc, test_rdmanl_many);
+	tcase_add_test(tc, test_dump_datagrams);
 	tcase_add_loop_test(tc, test_vf_errors, 0, N(vf_err_cases));
 	tcase_add_test(tc, test_vf_vlan_list);
 	tcase_add_test(tc, test_vf_partial_and_extra);

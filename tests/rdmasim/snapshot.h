@@ -1,0 +1,12 @@
+/* SPDX-License-Identifier: Apache-2.0 */
+/* A binary snapshot of the parsed state next to the JSON state file. */
+#pragma once
+
+#include <sys/stat.h>
+#include "state.h"
+
+/* The state parsed from the JSON file json describes: -ESTALE (or -ENOENT)
+ * when the snapshot is of another version of it; st is then empty. */
+int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdmasim_state *st);
+void rdmasim_snapshot_write(const char *path, const struct stat *json,
+			    const struct rdmasim_state *st);
