@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <sched.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -236,65 +237,97 @@ static int talk(struct nl_sock *sk, const struct nlmsghdr *req, struct exchange 
 	return ex->ret;
 }
 
-/* The socket belongs to the netns it is created in; the thread stays there
- * for the whole exchange because a move is checked against the caller's
- * netns too (rdma_dev_change_netns). */
-static int exchange_in(const struct nlmsghdr *req, struct exchange *ex, struct cni_err *err)
-{
+/* A NETLINK_RDMA socket made in a netns, the thread kept there for every
+ * request on it, because a move is checked against the caller's netns too
+ * (rdma_dev_change_netns). One session serves every request of a lookup,
+ * so its cost is one socket and two setns, not that per request. */
+struct session {
+	int self;		/* the thread's netns to go back to, -1 none */
 	struct nl_sock *sk;
+};
+
+static int connect_rdma(struct session *s, struct cni_err *err)
+{
 	int one = 1, fd, ret;
 
-	sk = nl_socket_alloc();
-	if (!sk)
+	s->sk = nl_socket_alloc();
+	if (!s->sk)
 		return -ENOMEM;
-	ret = nl_connect(sk, NETLINK_RDMA);
-	if (ret == -NLE_PROTO_MISMATCH) {
-		ret = no_rdma(err);
-		goto out;
-	}
-	if (ret < 0) {
-		ret = -EIO;
-		goto out;
-	}
-	nl_socket_disable_msg_peek(sk);
-	nl_socket_set_msg_buf_size(sk, RDMANL_BUF);
+	ret = nl_connect(s->sk, NETLINK_RDMA);
+	if (ret == -NLE_PROTO_MISMATCH)
+		return no_rdma(err);
+	if (ret < 0)
+		return -EIO;
+	nl_socket_disable_msg_peek(s->sk);
+	nl_socket_set_msg_buf_size(s->sk, RDMANL_BUF);
 	/* Old kernels lack these options; the request still works without. */
-	fd = nl_socket_get_fd(sk);
+	fd = nl_socket_get_fd(s->sk);
 	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
 	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
-	ret = talk(sk, req, ex);
-	if (ret && ex->extack[0])
-		cni_err_details(err, "%s", ex->extack);
-out:
-	nl_socket_free(sk);
-	return ret;
+	return 0;
 }
 
-static int request(int netns_fd, const struct nlmsghdr *req,
-		   int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
+/* Leaves the thread in its own netns whatever happens; ret or a failure to
+ * go back. */
+static int session_end(struct session *s, int ret, struct cni_err *err)
 {
-	struct exchange ex = { .cb = cb, .data = data };
-	int self = -1, ret;
-
-	if (netns_fd >= 0) {
-		self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
-		if (self < 0 || setns(netns_fd, CLONE_NEWNET) < 0) {
-			ret = -errno;
-			cni_err_set(err, CNI_ERR_RDMA_NETLINK,
-				    "failed to enter netns for RDMA netlink: %s", strerror(-ret));
-			goto out;
-		}
-	}
-	ret = exchange_in(req, &ex, err);
-	if (self >= 0 && setns(self, CLONE_NEWNET) < 0) {
+	nl_socket_free(s->sk);
+	s->sk = NULL;
+	if (s->self < 0)
+		return ret;
+	if (setns(s->self, CLONE_NEWNET) < 0) {
 		ret = -errno;
 		cni_err_set(err, CNI_ERR_RDMA_NETLINK,
 			    "failed to return to the original netns: %s", strerror(-ret));
 	}
-out:
-	if (self >= 0)
-		close(self);
+	close(s->self);
+	s->self = -1;
 	return ret;
+}
+
+static int session_start(int netns_fd, struct session *s, struct cni_err *err)
+{
+	int ret;
+
+	*s = (struct session){ .self = -1 };
+	if (netns_fd >= 0) {
+		s->self = open("/proc/thread-self/ns/net", O_RDONLY | O_CLOEXEC);
+		if (s->self < 0 || setns(netns_fd, CLONE_NEWNET) < 0) {
+			ret = -errno;
+			cni_err_set(err, CNI_ERR_RDMA_NETLINK,
+				    "failed to enter netns for RDMA netlink: %s", strerror(-ret));
+			if (s->self >= 0)
+				close(s->self);
+			s->self = -1;
+			return ret;
+		}
+	}
+	ret = connect_rdma(s, err);
+	return ret ? session_end(s, ret, err) : 0;
+}
+
+static int ask(struct session *s, const struct nlmsghdr *req,
+	       int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
+{
+	struct exchange ex = { .cb = cb, .data = data };
+	int ret = talk(s->sk, req, &ex);
+
+	if (ret && ex.extack[0])
+		cni_err_details(err, "%s", ex.extack);
+	return ret;
+}
+
+/* One request in a session of its own. */
+static int request(int netns_fd, const struct nlmsghdr *req,
+		   int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
+{
+	struct session s;
+	int ret;
+
+	ret = session_start(netns_fd, &s, err);
+	if (ret)
+		return ret;
+	return session_end(&s, ask(&s, req, cb, data, err), err);
 }
 
 static uint32_t next_seq(void)
@@ -338,21 +371,50 @@ int rdmanl_get_mode(int netns_fd, enum rdmanl_mode *mode, struct cni_err *err)
 	return 0;
 }
 
+/* A dump collects every device into a growing array. */
 struct dev_list {
 	struct rdmanl_dev *devs;
-	int max;
-	int n;
+	int n, cap;
 };
 
 static int list_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dev_list *l = data;
 
-	if (l->n == l->max)
-		return -ENOBUFS;
+	if (l->n == l->cap) {
+		int cap = l->cap ? 2 * l->cap : 8;
+		struct rdmanl_dev *devs = realloc(l->devs, (size_t)cap * sizeof(*devs));
+
+		if (!devs)
+			return -ENOMEM;
+		l->devs = devs;
+		l->cap = cap;
+	}
 	if (rdmanl_parse_dev(nlh, &l->devs[l->n]))
 		return -EBADMSG;
 	l->n++;
+	return 0;
+}
+
+/* A lookup by name keeps only the match: a host's thousand devices cost
+ * their messages, not an array. */
+struct dev_match {
+	const char *name;
+	struct rdmanl_dev *dev;
+	bool found;
+};
+
+static int match_cb(const struct nlmsghdr *nlh, void *data)
+{
+	struct dev_match *m = data;
+	struct rdmanl_dev dev;
+
+	if (rdmanl_parse_dev(nlh, &dev))
+		return -EBADMSG;
+	if (m->found || strcmp(dev.name, m->name))
+		return 0;
+	*m->dev = dev;
+	m->found = true;
 	return 0;
 }
 
@@ -367,57 +429,101 @@ static int port_cb(const struct nlmsghdr *nlh, void *data)
 	return 0;
 }
 
-static int port_netdev(int netns_fd, struct rdmanl_dev *dev, struct cni_err *err)
+static int port_netdev(struct session *s, struct rdmanl_dev *dev, struct cni_err *err)
 {
 	char buf[REQ_MAX];
 	int ret;
 
 	rdmanl_encode_port_get(buf, sizeof(buf), next_seq(), dev->index, 1);
-	ret = request(netns_fd, (struct nlmsghdr *)buf, port_cb, dev, err);
+	ret = ask(s, (struct nlmsghdr *)buf, port_cb, dev, err);
 	if (ret)
 		cni_err_set(err, CNI_ERR_RDMA_NETLINK, "failed to read port 1 of RDMA device %s: %s",
 			    dev->name, strerror(-ret));
 	return ret;
 }
 
-int rdmanl_dev_list(int netns_fd, struct rdmanl_dev *out, int max, int *n, struct cni_err *err)
+static int dump(struct session *s, int (*cb)(const struct nlmsghdr *nlh, void *data), void *data,
+		struct cni_err *err)
 {
-	struct dev_list l = { .devs = out, .max = max };
 	char buf[REQ_MAX];
-	int i, ret;
+	int ret;
 
-	*n = 0;
 	rdmanl_encode_dev_get(buf, sizeof(buf), next_seq(), true, 0);
-	ret = request(netns_fd, (struct nlmsghdr *)buf, list_cb, &l, err);
-	if (ret) {
+	ret = ask(s, (struct nlmsghdr *)buf, cb, data, err);
+	if (ret)
 		cni_err_set(err, CNI_ERR_RDMA_NETLINK, "failed to list RDMA devices: %s",
 			    strerror(-ret));
+	return ret;
+}
+
+static int list_in(struct session *s, struct dev_list *l, struct cni_err *err)
+{
+	int ret = dump(s, list_cb, l, err);
+
+	for (int i = 0; i < l->n && !ret; i++)
+		ret = port_netdev(s, &l->devs[i], err);
+	return ret;
+}
+
+int rdmanl_dev_list(int netns_fd, struct rdmanl_dev **out, int *n, struct cni_err *err)
+{
+	struct dev_list l = { 0 };
+	struct session s;
+	int ret;
+
+	*out = NULL;
+	*n = 0;
+	ret = session_start(netns_fd, &s, err);
+	if (ret)
+		return ret;
+	ret = session_end(&s, list_in(&s, &l, err), err);
+	if (ret) {
+		free(l.devs);
 		return ret;
 	}
-	for (i = 0; i < l.n; i++) {
-		ret = port_netdev(netns_fd, &out[i], err);
-		if (ret)
-			return ret;
-	}
+	*out = l.devs;
 	*n = l.n;
 	return 0;
 }
 
-int rdmanl_dev_by_name(int netns_fd, const char *name, struct rdmanl_dev *out, struct cni_err *err)
+static int by_name_in(struct session *s, struct dev_match *m, struct cni_err *err)
 {
-	struct rdmanl_dev devs[RDMANL_MAX_DEVS];
-	int i, n, ret;
+	int ret = dump(s, match_cb, m, err);
 
-	ret = rdmanl_dev_list(netns_fd, devs, RDMANL_MAX_DEVS, &n, err);
 	if (ret)
 		return ret;
-	for (i = 0; i < n; i++) {
-		if (!strcmp(devs[i].name, name)) {
+	return m->found ? port_netdev(s, m->dev, err) : -ENODEV;
+}
+
+int rdmanl_dev_by_name(int netns_fd, const char *name, struct rdmanl_dev *out, struct cni_err *err)
+{
+	struct dev_match m = { .name = name, .dev = out };
+	struct session s;
+	int ret;
+
+	ret = session_start(netns_fd, &s, err);
+	if (ret)
+		return ret;
+	return session_end(&s, by_name_in(&s, &m, err), err);
+}
+
+int rdmanl_dev_by_netdev(int netns_fd, int ifindex, struct rdmanl_dev *out, struct cni_err *err)
+{
+	struct rdmanl_dev *devs;
+	int i, n, ret;
+
+	ret = rdmanl_dev_list(netns_fd, &devs, &n, err);
+	if (ret)
+		return ret;
+	ret = -ENODEV;
+	for (i = 0; i < n && ret; i++) {
+		if (devs[i].ndev_index == ifindex) {
 			*out = devs[i];
-			return 0;
+			ret = 0;
 		}
 	}
-	return -ENODEV;
+	free(devs);
+	return ret;
 }
 
 int rdmanl_dev_move(int from_fd, uint32_t index, int to_fd, struct cni_err *err)

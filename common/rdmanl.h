@@ -10,7 +10,6 @@
 #include "err.h"
 
 #define RDMANL_NAME_MAX 64
-#define RDMANL_MAX_DEVS 64
 
 enum rdmanl_mode { RDMANL_MODE_SHARED = 0, RDMANL_MODE_EXCLUSIVE = 1 };
 
@@ -25,16 +24,24 @@ struct rdmanl_dev {
  * text goes to err details. No RDMA netlink at all (EPROTONOSUPPORT):
  * CNI_ERR_RDMA_NETLINK saying the kernel has no RDMA support (ib_core). */
 int rdmanl_get_mode(int netns_fd, enum rdmanl_mode *mode, struct cni_err *err);
-/* RDMA_NLDEV_CMD_GET dump (+ port 1 netdev via RDMA_NLDEV_CMD_PORT_GET). */
-int rdmanl_dev_list(int netns_fd, struct rdmanl_dev *out, int max, int *n, struct cni_err *err);
-/* -ENODEV when not visible from netns_fd (err untouched). */
+/* Every device visible from netns_fd, with its port 1 netdev: one
+ * RDMA_NLDEV_CMD_GET dump, then one RDMA_NLDEV_CMD_PORT_GET per device (the
+ * kernel has no port dump across devices). *out is malloc'd (NULL, 0 when
+ * none). For a netns with few devices: a pod's, not the host's. */
+int rdmanl_dev_list(int netns_fd, struct rdmanl_dev **out, int *n, struct cni_err *err);
+/* The device named name, with its port 1 netdev: one GET dump (the kernel
+ * looks devices up by index only) and one PORT_GET, whatever the number of
+ * devices. -ENODEV when not visible from netns_fd (err untouched). */
 int rdmanl_dev_by_name(int netns_fd, const char *name, struct rdmanl_dev *out, struct cni_err *err);
+/* The device whose port 1 netdev has ifindex, by rdmanl_dev_list: for a
+ * pod netns. -ENODEV when none (err untouched). */
+int rdmanl_dev_by_netdev(int netns_fd, int ifindex, struct rdmanl_dev *out, struct cni_err *err);
 /* RDMA_NLDEV_CMD_SET with RDMA_NLDEV_NET_NS_FD, sent from the netns the
  * device is in (from_fd), to to_fd. */
 int rdmanl_dev_move(int from_fd, uint32_t index, int to_fd, struct cni_err *err);
 
-/* For unit tests: message encoders (return length or -errno) and the reply
- * parser used by rdmanl_dev_list. */
+/* For unit tests and fuzzing: message encoders (return length or -errno)
+ * and the reply parsers (GET and PORT_GET replies; SYS_GET's). */
 int rdmanl_encode_sys_get(void *buf, size_t size, uint32_t seq);
 int rdmanl_encode_dev_get(void *buf, size_t size, uint32_t seq, bool dump, uint32_t index);
 int rdmanl_encode_port_get(void *buf, size_t size, uint32_t seq, uint32_t index, uint32_t port);

@@ -52,25 +52,20 @@ int rdma_resolve(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* DEL without state: the pod's RDMA device whose port netdev is our link. */
+/* DEL without state: the pod's RDMA device whose port netdev is our link
+ * (a dump of the pod's devices, a port request for each: a pod has few). */
 int rdma_find_pod(struct attach *a, int link_ifindex)
 {
-	struct rdmanl_dev devs[RDMANL_MAX_DEVS];
 	struct cni_err ignored = { 0 };
-	int n = 0;
+	struct rdmanl_dev dev;
 
 	if (a->pod_ns < 0 || !link_ifindex ||
-	    rdmanl_dev_list(a->pod_ns, devs, RDMANL_MAX_DEVS, &n, &ignored) < 0)
+	    rdmanl_dev_by_netdev(a->pod_ns, link_ifindex, &dev, &ignored) < 0)
 		return -ENOENT;
-	for (int i = 0; i < n; i++) {
-		if (devs[i].ndev_index == link_ifindex) {
-			snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", devs[i].name);
-			a->rdma_index = devs[i].index;
-			a->has_rdma = true;
-			return 0;
-		}
-	}
-	return -ENOENT;
+	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", dev.name);
+	a->rdma_index = dev.index;
+	a->has_rdma = true;
+	return 0;
 }
 
 static int move(struct attach *a, int from, int to, const char *where, struct cni_err *err)

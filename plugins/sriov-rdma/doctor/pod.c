@@ -115,7 +115,7 @@ static void find_targets(struct pod *p, struct report *r)
 {
 	struct cni_err err = { 0 };
 
-	if (rdmanl_dev_list(-1, p->devs, RDMANL_MAX_DEVS, &p->n_devs, &err) < 0)
+	if (rdmanl_dev_list(-1, &p->devs, &p->n_devs, &err) < 0)
 		p->n_devs = 0;
 	for (int pass = 0; pass < 2 && !p->n_targets; pass++) {
 		struct walk w = { .p = p, .pass = pass };
@@ -147,6 +147,7 @@ static void release(struct pod *p)
 	for (int i = 0; i < p->n_targets; i++)
 		ibdev_port_release(&p->targets[i].port);
 	link_sock_close(p->nl);
+	free(p->devs);
 	free(p->environ);
 }
 

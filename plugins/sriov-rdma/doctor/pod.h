@@ -28,7 +28,7 @@ struct pod {
 	const struct doctor_opts *o;
 	char root[PATH_MAX];		/* the pod's sysfs view */
 	struct link_sock *nl;		/* rtnetlink in the pod */
-	struct rdmanl_dev devs[RDMANL_MAX_DEVS];
+	struct rdmanl_dev *devs;	/* malloc'd */
 	int n_devs;
 	struct pod_target targets[POD_MAX_TARGETS];
 	int n_targets;
