@@ -135,23 +135,72 @@ static int first_entry(const char *dir, char *out, size_t size)
 	return 0;
 }
 
-/* N of the virtfnN link in pf_dir that points at bdf, or -ENOENT. */
-static int vf_index(const char *pf_dir, const char *bdf, int *index)
+/* Routing ID (bus, device, function) of a PCI address, -1 when malformed. */
+static long pci_rid(const char *bdf, unsigned int *domain)
+{
+	unsigned int bus, dev, fn;
+	int end = 0;
+
+	if (sscanf(bdf, "%x:%x:%x.%x%n", domain, &bus, &dev, &fn, &end) != 4 || bdf[end] ||
+	    bus > 0xff || dev > 0x1f || fn > 7)
+		return -1;
+	return (long)(bus << 8 | dev << 3 | fn);
+}
+
+/* pf_dir's link name points at the device bdf. */
+static bool links_to(const char *pf_dir, const char *name, const char *bdf)
 {
 	char path[PATH_MAX], base[SYSFS_BDF_MAX];
+
+	return mkpath(path, sizeof(path), "%s/%s", pf_dir, name) == 0 &&
+	       link_base(path, base, sizeof(base)) == 0 && !strcmp(base, bdf);
+}
+
+/* The PCI SR-IOV capability places VF n at the PF's routing ID + First VF
+ * Offset + n * VF Stride (sysfs sriov_offset, sriov_stride): one readlink
+ * confirms it, where a walk of virtfnN reads up to one link per VF. */
+static int vf_index_by_rid(const char *pf_dir, const char *pf_bdf, const char *bdf, int *index)
+{
+	char path[PATH_MAX], text[32], name[32];
+	unsigned int pf_domain, domain;
+	long pf_rid = pci_rid(pf_bdf, &pf_domain), rid = pci_rid(bdf, &domain);
+	long offset, stride, n;
+
+	if (pf_rid < 0 || rid < 0 || domain != pf_domain ||
+	    mkpath(path, sizeof(path), "%s/sriov_offset", pf_dir) < 0 ||
+	    sysfs_read_attr(path, text, sizeof(text)) < 0)
+		return -ENOENT;
+	offset = strtol(text, NULL, 10);
+	if (mkpath(path, sizeof(path), "%s/sriov_stride", pf_dir) < 0 ||
+	    sysfs_read_attr(path, text, sizeof(text)) < 0)
+		return -ENOENT;
+	stride = strtol(text, NULL, 10);
+	n = rid - pf_rid - offset;
+	if (stride <= 0 || n < 0 || n % stride)
+		return -ENOENT;
+	snprintf(name, sizeof(name), "virtfn%ld", n / stride);
+	if (!links_to(pf_dir, name, bdf))
+		return -ENOENT;
+	*index = (int)(n / stride);
+	return 0;
+}
+
+/* N of the virtfnN link in pf_dir that points at bdf, or -ENOENT. */
+static int vf_index(const char *pf_dir, const char *pf_bdf, const char *bdf, int *index)
+{
 	struct dirent *d;
 	int ret = -ENOENT;
 	DIR *dir;
 	int n, end;
 
+	if (vf_index_by_rid(pf_dir, pf_bdf, bdf, index) == 0)
+		return 0;
 	dir = opendir(pf_dir);
 	if (!dir)
 		return -errno;
 	while ((d = readdir(dir))) {
-		if (sscanf(d->d_name, "virtfn%d%n", &n, &end) != 1 || d->d_name[end])
-			continue;
-		if (mkpath(path, sizeof(path), "%s/%s", pf_dir, d->d_name) < 0 ||
-		    link_base(path, base, sizeof(base)) < 0 || strcmp(base, bdf))
+		if (sscanf(d->d_name, "virtfn%d%n", &n, &end) != 1 || d->d_name[end] ||
+		    !links_to(pf_dir, d->d_name, bdf))
 			continue;
 		*index = n;
 		ret = 0;
@@ -220,7 +269,7 @@ int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err)
 			    "deviceID must name a VF, not a PF", bdf);
 		return -ENODEV;
 	}
-	if (vf_index(physfn, bdf, &out->vf_index) < 0) {
+	if (vf_index(physfn, out->pf_bdf, bdf, &out->vf_index) < 0) {
 		cni_err_set(err, CNI_ERR_DEVICE, "PCI device %s is not listed by its PF %s",
 			    bdf, out->pf_bdf);
 		return -ENODEV;

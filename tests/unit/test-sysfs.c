@@ -27,14 +27,35 @@ static void make_dirs(char *path)
 	ck_assert(mkdir(path, 0755) == 0 || errno == EEXIST);
 }
 
-/* Entries are "dir" or "link -> target", relative to root. */
+/* A file holding text (and a newline, as sysfs attributes end). */
+static void write_file(char *path, const char *text)
+{
+	char *slash = strrchr(path, '/');
+	FILE *f;
+
+	*slash = '\0';
+	make_dirs(path);
+	*slash = '/';
+	f = fopen(path, "w");
+	ck_assert_ptr_nonnull(f);
+	fprintf(f, "%s\n", text);
+	fclose(f);
+}
+
+/* Entries are "dir", "link -> target" or "file = text", relative to root. */
 static void build_tree(const char *const *tree)
 {
-	char path[PATH_MAX], *arrow, *slash;
+	char path[PATH_MAX], *arrow, *slash, *eq;
 
 	for (; *tree; tree++) {
 		ck_assert(snprintf(path, sizeof(path), "%s/%s", root, *tree) < (int)sizeof(path));
 		arrow = strstr(path, " -> ");
+		eq = strstr(path, " = ");
+		if (eq) {
+			*eq = '\0';
+			write_file(path, eq + 3);
+			continue;
+		}
 		if (!arrow) {
 			make_dirs(path);
 			continue;
@@ -133,6 +154,22 @@ static const struct tree_case cases[] = {
 	  -ENODEV, CNI_ERR_DEVICE, "no PCI device 0000:3b:00.9 under %s/bus/pci/devices: the VF does not exist; "
 	  "check its PF's sriov_numvfs (VF creation fails when numVfs is above sriov_totalvfs) "
 	  "and the device plugin's resource list", { .bdf = "" } },
+	/* the VF's place from the PF's SR-IOV offset and stride, one link read */
+	{ "VF by sriov_offset and sriov_stride", "0000:3b:00.4", false,
+	  { PF "/sriov_offset = 2", PF "/sriov_stride = 2", PF "/virtfn1 -> ../0000:3b:00.4",
+	    PCI "0000:3b:00.4/physfn -> ../0000:3b:00.0" },
+	  0, 0, NULL,
+	  { "0000:3b:00.4", "0000:3b:00.0", "", 1, "", "", { "" }, 0 } },
+	{ "VF on the next bus by offset", "0000:3c:00.1", false,
+	  { PF "/sriov_offset = 257", PF "/sriov_stride = 1", PF "/virtfn0 -> ../0000:3c:00.1",
+	    PCI "0000:3c:00.1/physfn -> ../0000:3b:00.0" },
+	  0, 0, NULL,
+	  { "0000:3c:00.1", "0000:3b:00.0", "", 0, "", "", { "" }, 0 } },
+	{ "offset that misses: virtfn links walked", "0000:3b:00.2", false,
+	  { PF "/sriov_offset = 1", PF "/sriov_stride = 1", PF "/virtfn1 -> ../0000:3b:00.3",
+	    PF "/virtfn7 -> ../0000:3b:00.2", VF "/physfn -> ../0000:3b:00.0" },
+	  0, 0, NULL,
+	  { "0000:3b:00.2", "0000:3b:00.0", "", 7, "", "", { "" }, 0 } },
 	{ "VF not listed by PF", "0000:3b:00.2", false,
 	  { PF "/virtfn0 -> ../0000:3b:00.1", PF "/virtfn20 -> ../0000:3b:00.3",
 	    VF "/physfn -> ../0000:3b:00.0" },
