@@ -114,46 +114,189 @@ pod_new() {
 
 # ---- the simulated SR-IOV NIC -------------------------------------------
 #
-# fx_setup [--vfs N] [--vfio I] [--no-rdma I] [--shared] [--vf-info]
-# A "switch" netns holds a bridge (192.0.2.254/24, 2001:db8::fe/64) and the
-# peer ends; the host gets the PF (${P}pf) and VF (${P}v<I>) stand-ins, a fake
-# sysfs tree in $SYSFS_PATH and an RDMA simulator world in $RDMA_SIM_STATE
-# (PF device mlx5_0, VF I's device mlx5_<I+1>).
+# fx_setup [--pfs N] [--vfs N] [--vfio I] [--no-rdma I] [--shared] [--vf-info]
+# A "switch" netns holds a bridge per PF (br0 of PF 0: 192.0.2.254/24,
+# 2001:db8::fe/64) and the peer ends; the host gets the PF (${P}pf, then
+# ${P}pf1 ...) and VF (${P}v<K>) stand-ins, a fake sysfs tree in $SYSFS_PATH
+# and an RDMA simulator world in $RDMA_SIM_STATE (PF 0's device mlx5_0, VF
+# K's device mlx5_<K+1>, PF p's (p > 0) mlx5_<FX_NVFS+p>; device index = name
+# number + 1).
+# --pfs N: N PFs (rails, default 1), each with --vfs VFs (default 2): PF p
+# on bus FX_PCI's bus + p (p00.0, its VFs from p00.2 on, sriov_offset 2,
+# sriov_stride 1). VFs are numbered K over all PFs, PF 0's first, so the
+# FX_VF_* arrays of a one-PF fixture are what they always were; FX_VF_PF[K]
+# is K's PF, FX_PF_IF[p] / FX_PF_BDFS[p] the PFs, FX_NVFS the total.
+# Every VF gets a real veth stand-in, a real RDMA device in the simulator and
+# its full sysfs entry: 8 PFs x 128 VFs take about 1.5 s to build (measured;
+# veth pairs are cheap) and nothing is faked by half. What is not modelled:
+# the PCI topology above the PFs (devices/pci<domain:bus>/<bdf> directly),
+# and VF info (--vf-info) on PFs other than PF 0 (a veth PF reports none).
 # --vfio I: VF I is bound to vfio-pci (no netdev, no RDMA device).
 # --no-rdma I: VF I has no RDMA device.  --shared: RDMA netns mode shared.
-# --vf-info: the PF reports its VFs' settings and takes new ones (IFLA_VFINFO_LIST,
+# --vf-info: PF 0 reports its VFs' settings and takes new ones (IFLA_VFINFO_LIST,
 # answered by the simulator: `sim lacks` takes ops away); without it the PF
 # reports no VF info, as a veth does.
 
 FX=
 FX_PCI=0000:3b
+# fx_bus P: "domain:bus" of PF P (FX_PCI's bus + P).
+fx_bus() {
+	printf '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + $1) % 256))
+}
+
+# fx_bdf I: VF I of PF 0.  fx_vf_bdf P I: VF I of PF P.
 fx_bdf() {
-	printf '%s:%02x.%x' "$FX_PCI" $(((2 + $1) / 8)) $(((2 + $1) % 8))
+	fx_vf_bdf 0 "$1"
+}
+
+fx_vf_bdf() {
+	printf '%s:%02x.%x' "$(fx_bus "$1")" $(((2 + $2) / 8)) $(((2 + $2) % 8))
+}
+
+# fx_dir BDF: the device's directory in the fake sysfs.
+fx_dir() {
+	echo "$SYSFS_PATH/devices/pci${1%:*}/$1"
 }
 
 fx_ifindex() {
 	cat "/sys/class/net/$1/ifindex"
 }
 
-# veth_stand_in HOSTNAME PEERNAME: a veth pair, peer on the switch bridge.
-veth_stand_in() {
-	ip link add "$1" type veth peer name "$2" netns "$FX_SW" &&
-		ip -n "$FX_SW" link set "$2" master br0 up
+# pci_links BDF DRIVER: "target link" lines for perl's symlink(): the bus/
+# link and the driver links of a device.
+pci_links() {
+	local dir=devices/pci${1%:*}/$1
+	echo "../../../$dir $SYSFS_PATH/bus/pci/devices/$1"
+	echo "../../../bus/pci/drivers/$2 $SYSFS_PATH/$dir/driver"
+	echo "../../../../$dir $SYSFS_PATH/bus/pci/drivers/$2/$1"
 }
 
-# pci_dev BDF DRIVER: the device directory, its bus/ link and driver links.
-pci_dev() {
-	local dir=$FX_DEVICES/$1
-	mkdir -p "$dir"
-	ln -s "../../../devices/pci$FX_PCI/$1" "$SYSFS_PATH/bus/pci/devices/$1"
-	ln -s "../../../bus/pci/drivers/$2" "$dir/driver"
-	ln -s "../../../../devices/pci$FX_PCI/$1" "$SYSFS_PATH/bus/pci/drivers/$2/$1"
+# fx_symlinks: "target link" lines on stdin, one process for all of them.
+fx_symlinks() {
+	perl -ne 'chomp; my ($t, $l) = split / /; symlink($t, $l) or die "symlink $l: $!\n"'
+}
+
+# fx_plan NVFS NPFS VFIO NORDMA: the FX_* arrays, nothing made yet.
+fx_plan() {
+	local nvfs=$1 npfs=$2 vfio=$3 nordma=$4 p i k bus
+	FX_NPFS=$npfs
+	FX_NVFS=$((nvfs * npfs))
+	FX_PF_IF=() FX_PF_BDFS=()
+	FX_VF_IF=() FX_VF_IDX=() FX_VF_MAC=() FX_VF_BDF=() FX_VF_RDMA=() FX_VF_PF=()
+	for ((p = 0; p < npfs; p++)); do
+		printf -v bus '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + p) % 256))
+		FX_PF_BDFS[p]=$bus:00.0
+		FX_PF_IF[p]=${P}pf
+		[ "$p" -eq 0 ] || FX_PF_IF[p]=${P}pf$p
+		for ((i = 0; i < nvfs; i++)); do
+			k=$((p * nvfs + i))
+			printf -v 'FX_VF_BDF[k]' '%s:%02x.%x' "$bus" $(((2 + i) / 8)) $(((2 + i) % 8))
+			FX_VF_PF[k]=$p FX_VF_IF[k]='' FX_VF_IDX[k]=0 FX_VF_MAC[k]='' FX_VF_RDMA[k]=''
+			[ "$k" -eq "$vfio" ] && continue
+			FX_VF_IF[k]=${P}v$k
+			[ "$k" -eq "$nordma" ] || FX_VF_RDMA[k]=mlx5_$((k + 1))
+		done
+	done
+	FX_PF=${FX_PF_IF[0]}
+	FX_PF_BDF=${FX_PF_BDFS[0]}
+}
+
+# fx_pf_peer P: the switch side of PF P's stand-in (pf, pf1, ...).
+fx_pf_peer() {
+	if [ "$1" -eq 0 ]; then echo pf; else echo "pf$1"; fi
+}
+
+# fx_netdevs: the switch's bridges, every PF and VF stand-in (two ip -batch
+# runs), their ifindexes and MACs (one ip -j).
+fx_netdevs() {
+	local p k host=() sw=() links line name idx mac
+	declare -A by_name
+	netns_add "$FX_SW" || return
+	for ((p = 0; p < FX_NPFS; p++)); do
+		sw+=("link add br$p type bridge" "link set br$p up")
+		host+=("link add ${FX_PF_IF[p]} type veth peer name $(fx_pf_peer "$p") netns $FX_SW"
+			"link set ${FX_PF_IF[p]} up")
+	done
+	sw+=("addr add 192.0.2.254/24 dev br0" "addr add 2001:db8::fe/64 dev br0 nodad")
+	for ((k = 0; k < FX_NVFS; k++)); do
+		[ -n "${FX_VF_IF[k]}" ] || continue
+		host+=("link add ${FX_VF_IF[k]} type veth peer name v$k netns $FX_SW")
+	done
+	printf '%s\n' "${sw[@]:0:$((2 * FX_NPFS))}" | ip -n "$FX_SW" -batch - || return
+	printf '%s\n' "${host[@]}" | ip -batch - || return
+	sw=("${sw[@]:$((2 * FX_NPFS))}")
+	for ((p = 0; p < FX_NPFS; p++)); do
+		sw+=("link set $(fx_pf_peer "$p") master br$p up")
+	done
+	for ((k = 0; k < FX_NVFS; k++)); do
+		[ -n "${FX_VF_IF[k]}" ] && sw+=("link set v$k master br${FX_VF_PF[k]} up")
+	done
+	printf '%s\n' "${sw[@]}" | ip -n "$FX_SW" -batch - || return
+	links=$(ip -j link show | jq -r '.[] | "\(.ifname) \(.ifindex) \(.address)"') || return
+	while read -r name idx mac; do
+		by_name[$name]="$idx $mac"
+	done <<<"$links"
+	for ((k = 0; k < FX_NVFS; k++)); do
+		[ -n "${FX_VF_IF[k]}" ] || continue
+		read -r 'FX_VF_IDX[k]' 'FX_VF_MAC[k]' <<<"${by_name[${FX_VF_IF[k]}]}"
+	done
+}
+
+# fx_tree: the fake sysfs of every PF and VF (one mkdir, one perl for the links).
+fx_tree() {
+	local p k i dir pfdir bdf drv dirs=() links=() sim_args=()
+	for ((p = 0; p < FX_NPFS; p++)); do
+		pfdir=$(fx_dir "${FX_PF_BDFS[p]}")
+		dirs+=("$pfdir/net/${FX_PF_IF[p]}" "$pfdir/infiniband/$(fx_pf_rdma "$p")")
+	done
+	for ((k = 0; k < FX_NVFS; k++)); do
+		dir=$SYSFS_PATH/devices/pci${FX_VF_BDF[k]%:*}/${FX_VF_BDF[k]}
+		dirs+=("$dir")
+		[ -n "${FX_VF_IF[k]}" ] && dirs+=("$dir/net")
+		[ -n "${FX_VF_RDMA[k]}" ] && dirs+=("$dir/infiniband")
+	done
+	mkdir -p "$SYSFS_PATH/bus/pci/devices" "$SYSFS_PATH/bus/pci/drivers/mlx5_core" \
+		"$SYSFS_PATH/bus/pci/drivers/vfio-pci" "${dirs[@]}" || return
+	for ((p = 0; p < FX_NPFS; p++)); do
+		pfdir=$(fx_dir "${FX_PF_BDFS[p]}")
+		links+=("$(pci_links "${FX_PF_BDFS[p]}" mlx5_core)")
+		fx_ifindex "${FX_PF_IF[p]}" >"$pfdir/net/${FX_PF_IF[p]}/ifindex"
+		echo "$FX_VFS_PER_PF" >"$pfdir/sriov_numvfs"
+		echo "$FX_VFS_PER_PF" >"$pfdir/sriov_totalvfs"
+		echo 2 >"$pfdir/sriov_offset"
+		echo 1 >"$pfdir/sriov_stride"
+		sim_args+=("$(fx_pf_rdma "$p")" $(($(fx_pf_rdma_num "$p") + 1)) "${FX_PF_BDFS[p]}"
+			"${FX_PF_IF[p]}")
+	done
+	for ((k = 0; k < FX_NVFS; k++)); do
+		p=${FX_VF_PF[k]} i=$((k - FX_VF_PF[k] * FX_VFS_PER_PF)) drv=mlx5_core
+		[ -n "${FX_VF_IF[k]}" ] || drv="vfio-pci"
+		bdf=${FX_VF_BDF[k]} pfdir=devices/pci${FX_PF_BDFS[p]%:*}/${FX_PF_BDFS[p]}
+		dir=devices/pci${bdf%:*}/$bdf
+		links+=("../$bdf $SYSFS_PATH/$pfdir/virtfn$i" "../${FX_PF_BDFS[p]} $SYSFS_PATH/$dir/physfn"
+			"../../../$dir $SYSFS_PATH/bus/pci/devices/$bdf"
+			"../../../bus/pci/drivers/$drv $SYSFS_PATH/$dir/driver"
+			"../../../../$dir $SYSFS_PATH/bus/pci/drivers/$drv/$bdf")
+		[ -n "${FX_VF_RDMA[k]}" ] &&
+			sim_args+=("${FX_VF_RDMA[k]}" $((k + 2)) "${FX_VF_BDF[k]}" "${FX_VF_IF[k]}")
+	done
+	printf '%s\n' "${links[@]}" | fx_symlinks || return
+	sim add "${sim_args[@]}"
+}
+
+# fx_pf_rdma P: the RDMA device name of PF P; fx_pf_rdma_num P its number.
+fx_pf_rdma_num() {
+	if [ "$1" -eq 0 ]; then echo 0; else echo $((FX_NVFS + $1)); fi
+}
+fx_pf_rdma() {
+	echo "mlx5_$(fx_pf_rdma_num "$1")"
 }
 
 fx_setup() {
-	local nvfs=2 vfio=-1 nordma=-1 mode=exclusive vfinfo="" i bdf
+	local nvfs=2 npfs=1 vfio=-1 nordma=-1 mode=exclusive vfinfo=""
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--pfs) npfs=$2; shift ;;
 		--vfs) nvfs=$2; shift ;;
 		--vfio) vfio=$2; shift ;;
 		--no-rdma) nordma=$2; shift ;;
@@ -166,84 +309,73 @@ fx_setup() {
 
 	FX=$TMP/fx
 	FX_SW=${P}sw
-	FX_PF=${P}pf
-	FX_PF_BDF=$FX_PCI:00.0
-	FX_NVFS=$nvfs
+	FX_VFS_PER_PF=$nvfs
 	export SYSFS_PATH=$FX/sys
 	export RDMA_SIM_STATE=$FX/rdmasim.json
 	FX_DEVICES=$SYSFS_PATH/devices/pci$FX_PCI
-	mkdir -p "$SYSFS_PATH/bus/pci/devices" "$SYSFS_PATH/bus/pci/drivers/mlx5_core" \
-		"$SYSFS_PATH/bus/pci/drivers/vfio-pci" "$FX_DEVICES" || return
-
-	netns_add "$FX_SW" || return
-	ip -n "$FX_SW" link add br0 type bridge &&
-		ip -n "$FX_SW" addr add 192.0.2.254/24 dev br0 &&
-		ip -n "$FX_SW" addr add 2001:db8::fe/64 dev br0 nodad &&
-		ip -n "$FX_SW" link set br0 up || return
-
-	veth_stand_in "$FX_PF" pf && ip link set "$FX_PF" up || return
-	pci_dev "$FX_PF_BDF" mlx5_core
-	mkdir -p "$FX_DEVICES/$FX_PF_BDF/net/$FX_PF" "$FX_DEVICES/$FX_PF_BDF/infiniband/mlx5_0"
-	fx_ifindex "$FX_PF" >"$FX_DEVICES/$FX_PF_BDF/net/$FX_PF/ifindex"
-	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_numvfs"
-	echo "$nvfs" >"$FX_DEVICES/$FX_PF_BDF/sriov_totalvfs"
-	sim init "$mode" && sim add mlx5_0 1 "$FX_PF_BDF" "$FX_PF" || return
+	fx_plan "$nvfs" "$npfs" "$vfio" "$nordma"
+	mkdir -p "$FX" || return
+	# sysfs lives in memory: a tmpfs builds a thousand VFs' tree in a
+	# fraction of what a disk's filesystem takes
+	mount -t tmpfs -o mode=0755 "${P}fx" "$FX" 2>/dev/null && T_AT_EXIT+=("umount $FX")
+	fx_netdevs || return
+	sim init "$mode" || return
+	fx_tree || return
 	[ -z "$vfinfo" ] || sim pf "$FX_PF" "$nvfs" || return
-
-	FX_VF_IF=() FX_VF_IDX=() FX_VF_MAC=() FX_VF_BDF=() FX_VF_RDMA=()
-	for ((i = 0; i < nvfs; i++)); do
-		bdf=$(fx_bdf "$i")
-		FX_VF_BDF[i]=$bdf
-		FX_VF_IF[i]='' FX_VF_IDX[i]=0 FX_VF_MAC[i]='' FX_VF_RDMA[i]=''
-		ln -s "../$bdf" "$FX_DEVICES/$FX_PF_BDF/virtfn$i"
-		if [ "$i" -eq "$vfio" ]; then
-			pci_dev "$bdf" vfio-pci
-		else
-			pci_dev "$bdf" mlx5_core
-			FX_VF_IF[i]=${P}v$i
-			veth_stand_in "${FX_VF_IF[i]}" "v$i" || return
-			FX_VF_IDX[i]=$(fx_ifindex "${FX_VF_IF[i]}")
-			FX_VF_MAC[i]=$(cat "/sys/class/net/${FX_VF_IF[i]}/address")
-			mkdir "$FX_DEVICES/$bdf/net"
-		fi
-		ln -s "../$FX_PF_BDF" "$FX_DEVICES/$bdf/physfn"
-		if [ "$i" -ne "$vfio" ] && [ "$i" -ne "$nordma" ]; then
-			FX_VF_RDMA[i]=mlx5_$((i + 1))
-			mkdir "$FX_DEVICES/$bdf/infiniband"
-			sim add "${FX_VF_RDMA[i]}" $((i + 2)) "$bdf" "${FX_VF_IF[i]}" || return
-		fi
-	done
+	fx_vfs_json >"$FX/vfs.json" || return
 	fx_sync
+}
+
+# fx_vfs_json: the VFs fx_sync mirrors: [{dir, bdf, ifindex (0: no netdev), rdma}].
+fx_vfs_json() {
+	local k
+	for ((k = 0; k < FX_NVFS; k++)); do
+		printf '%s %s %s %s\n' "$SYSFS_PATH/devices/pci${FX_VF_BDF[k]%:*}/${FX_VF_BDF[k]}" \
+			"${FX_VF_BDF[k]}" "${FX_VF_IDX[k]}" "${FX_VF_RDMA[k]:--}"
+	done | jq -Rn '[inputs | split(" ") | {dir: .[0], bdf: .[1], ifindex: (.[2] | tonumber),
+		rdma: (.[3] != "-")}]'
 }
 
 # fx_sync: sysfs is netns-tagged, so each VF's net/<ifname> shows only while
 # its netdev is in the host netns (under its current name), and infiniband/<dev>
-# only while the RDMA device is (shared mode: always).
+# only while the RDMA device is (shared mode: always). One ip and one jq for
+# every VF; only the VFs whose entries changed since the last sync are
+# rewritten ($FX/synced), so a thousand VFs sync in a tenth of a second.
 fx_sync() {
 	[ -n "$FX" ] || return 0
-	local links state i dir name dev
-	links=$(ip -j link show) || return
-	state=$(cat "$RDMA_SIM_STATE") || return
-	for ((i = 0; i < FX_NVFS; i++)); do
-		dir=$FX_DEVICES/${FX_VF_BDF[i]}
-		if [ -n "${FX_VF_IF[i]}" ]; then
-			rm -rf "${dir:?}/net" && mkdir "$dir/net"
-			name=$(jq -r --argjson idx "${FX_VF_IDX[i]}" \
-				'.[] | select(.ifindex == $idx) | .ifname' <<<"$links")
-			if [ -n "$name" ]; then
-				mkdir "$dir/net/$name"
-				echo "${FX_VF_IDX[i]}" >"$dir/net/$name/ifindex"
+	local want dir ifindex name rdma ib clear=() dirs=() files=() values=() d i
+	declare -A had=()
+	want=$(ip -j link show | jq -r --slurpfile vfs "$FX/vfs.json" --slurpfile st "$RDMA_SIM_STATE" '
+		(map({key: (.ifindex | tostring), value: .ifname}) | from_entries) as $names
+		| $st[0] as $s
+		| ($s.devices | map(select(.netns == "host" or $s.mode == "shared"))
+			| group_by(.pci) | map({key: .[0].pci, value: map(.name) | join(",")})
+			| from_entries) as $ib
+		| $vfs[0][]
+		| "\(.dir) \(.ifindex) \($names[.ifindex | tostring] // "-") \(.rdma) \($ib[.bdf] // "-")"'
+	) || return
+	[ -f "$FX/synced" ] && while read -r dir ifindex name rdma ib; do
+		had[$dir]="$ifindex $name $rdma $ib"
+	done <"$FX/synced"
+	while read -r dir ifindex name rdma ib; do
+		[ "${had[$dir]:-}" = "$ifindex $name $rdma $ib" ] && continue
+		if [ "$ifindex" -gt 0 ]; then
+			clear+=("$dir/net") dirs+=("$dir/net")
+			if [ "$name" != - ]; then
+				dirs+=("$dir/net/$name") files+=("$dir/net/$name/ifindex") values+=("$ifindex")
 			fi
 		fi
-		if [ -n "${FX_VF_RDMA[i]}" ]; then
-			rm -rf "${dir:?}/infiniband" && mkdir "$dir/infiniband"
-			for dev in $(jq -r --arg pci "${FX_VF_BDF[i]}" '.mode as $m | .devices[]
-				| select(.pci == $pci and (.netns == "host" or $m == "shared")) | .name' \
-				<<<"$state"); do
-				mkdir "$dir/infiniband/$dev"
-			done
+		if [ "$rdma" = true ]; then
+			clear+=("$dir/infiniband") dirs+=("$dir/infiniband")
+			[ "$ib" = - ] || for d in ${ib//,/ }; do dirs+=("$dir/infiniband/$d"); done
 		fi
+	done <<<"$want"
+	[ ${#clear[@]} -eq 0 ] || rm -rf "${clear[@]}" || return
+	[ ${#dirs[@]} -eq 0 ] || mkdir -p "${dirs[@]}" || return
+	for i in "${!files[@]}"; do
+		echo "${values[i]}" >"${files[i]}" || return
 	done
+	echo "$want" >"$FX/synced"
 }
 
 # ---- looking at the system -----------------------------------------------
@@ -277,10 +409,12 @@ link_is_up() {
 rdma_cmd() {
 	local ns=$1
 	shift
+	# iproute2's rdma keeps a socket per device: a thousand need the fds
 	if [ -n "$ns" ]; then
-		ip netns exec "$ns" env LD_PRELOAD="$RDMASIM_LIB" RDMA_SIM_STATE="$RDMA_SIM_STATE" rdma "$@"
+		(ulimit -n 16384; ip netns exec "$ns" env LD_PRELOAD="$RDMASIM_LIB" \
+			RDMA_SIM_STATE="$RDMA_SIM_STATE" rdma "$@")
 	else
-		env LD_PRELOAD="$RDMASIM_LIB" rdma "$@"
+		(ulimit -n 16384; env LD_PRELOAD="$RDMASIM_LIB" rdma "$@")
 	fi
 }
 
@@ -352,18 +486,15 @@ vf_is() {
 # device's netns, each VF's settings on the PF (--vf-info), and whether IPAM
 # holds an address for $CID.
 host_state() {
-	local i l
-	for ((i = 0; i < FX_NVFS; i++)); do
-		[ -n "${FX_VF_IF[i]}" ] || continue
-		l=$(vf_link "$i")
-		if [ -z "$l" ]; then
-			echo "vf$i: not in host"
-			continue
-		fi
-		jq -r --arg i "$i" '"vf\($i): \(.ifname) \(.address) alias=\(.ifalias // "")"
+	ip -d -j addr show | jq -r --slurpfile vfs "$FX/vfs.json" '
+		(map({key: (.ifindex | tostring), value: .}) | from_entries) as $links
+		| $vfs[0] | to_entries[] | select(.value.ifindex > 0) | .key as $i
+		| $links[.value.ifindex | tostring]
+		| if . == null then "vf\($i): not in host" else
+			"vf\($i): \(.ifname) \(.address) alias=\(.ifalias // "")"
 			+ " up=\(.flags | index("UP") != null)"
-			+ " addrs=\([.addr_info[]? | select(.scope == "global") | .local] | join(","))"' <<<"$l"
-	done
+			+ " addrs=\([.addr_info[]? | select(.scope == "global") | .local] | join(","))"
+		  end' || return
 	jq -r '.devices[] | "rdma \(.name): \(.netns)"' "$RDMA_SIM_STATE"
 	jq -r '.pf.vfs // [] | to_entries[] | "pf vf\(.key): \(.value | tostring)"' "$RDMA_SIM_STATE"
 	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
@@ -474,19 +605,18 @@ jout() {
 # and alias, still named as in the pod, or dev<ifindex> when that name is
 # taken), its RDMA device too; veths would die instead, so move them first.
 pod_die() {
-	local pns=$1 i l name
-	for ((i = 0; i < FX_NVFS; i++)); do
-		[ -n "${FX_VF_IF[i]}" ] || continue
-		l=$(vf_link "$i" "$pns")
-		[ -n "$l" ] || continue
-		name=$(link_field "$l" .ifname)
+	local pns=$1 k name
+	while read -r k name; do
 		if ! ip -n "$pns" link set dev "$name" netns $$ 2>/dev/null; then
-			ip -n "$pns" link set dev "$name" name "dev${FX_VF_IDX[i]}" || return
-			name=dev${FX_VF_IDX[i]}
+			ip -n "$pns" link set dev "$name" name "dev${FX_VF_IDX[k]}" || return
+			name=dev${FX_VF_IDX[k]}
 			ip -n "$pns" link set dev "$name" netns $$ || return
 		fi
 		ip link set dev "$name" down || return
-	done
+	done < <(ip -n "$pns" -j link show | jq -r --slurpfile vfs "$FX/vfs.json" '
+		(map({key: (.ifindex | tostring), value: .ifname}) | from_entries) as $in_pod
+		| $vfs[0] | to_entries[] | select(.value.ifindex > 0)
+		| $in_pod[.value.ifindex | tostring] as $name | select($name) | "\(.key) \($name)"')
 	sim_netns_gone "$(netns_inode "$pns")" || return
 	netns_del "$pns"
 }
