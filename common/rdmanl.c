@@ -404,15 +404,25 @@ struct dev_match {
 	bool found;
 };
 
+/* Another device's message is only looked at for its name: at a thousand
+ * devices a full parse of each was most of the lookup. */
+static bool named(const struct nlmsghdr *nlh, const char *name)
+{
+	const struct nlattr *a = nlmsg_find_attr((struct nlmsghdr *)nlh, 0, RDMA_NLDEV_ATTR_DEV_NAME);
+	size_t len = strlen(name) + 1;
+
+	return a && (size_t)nla_len(a) >= len && !memcmp(nla_data(a), name, len);
+}
+
 static int match_cb(const struct nlmsghdr *nlh, void *data)
 {
 	struct dev_match *m = data;
 	struct rdmanl_dev dev;
 
-	if (rdmanl_parse_dev(nlh, &dev))
-		return -EBADMSG;
-	if (m->found || strcmp(dev.name, m->name))
+	if (m->found || !named(nlh, m->name))
 		return 0;
+	if (rdmanl_parse_dev(nlh, &dev) || strcmp(dev.name, m->name))
+		return -EBADMSG;
 	*m->dev = dev;
 	m->found = true;
 	return 0;

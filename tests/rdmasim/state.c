@@ -404,18 +404,27 @@ static void put_s(struct text *t, const char *s)
 	put(t, s, strlen(s));
 }
 
+static bool plain(char c)
+{
+	return (unsigned char)c >= 0x20 && c != '"' && c != '\\';
+}
+
 /* A JSON string: quote, backslash and control characters escaped. */
 static void put_str(struct text *t, const char *s)
 {
 	char esc[8];
 
 	put_s(t, "\"");
-	for (; *s; s++) {
-		if ((unsigned char)*s >= 0x20 && *s != '"' && *s != '\\') {
-			put(t, s, 1);
-			continue;
-		}
-		snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s);
+	while (*s) {
+		size_t run = 0;
+
+		while (s[run] && plain(s[run]))
+			run++;
+		put(t, s, run);
+		s += run;
+		if (!*s)
+			break;
+		snprintf(esc, sizeof(esc), "\\u%04x", (unsigned char)*s++);
 		put_s(t, esc);
 	}
 	put_s(t, "\"");
@@ -423,10 +432,12 @@ static void put_str(struct text *t, const char *s)
 
 static void put_num(struct text *t, unsigned long v)
 {
-	char num[24];
+	char num[24], *p = num + sizeof(num);
 
-	snprintf(num, sizeof(num), "%lu", v);
-	put_s(t, num);
+	do
+		*--p = (char)('0' + v % 10);
+	while (v /= 10);
+	put(t, p, (size_t)(num + sizeof(num) - p));
 }
 
 static void put_dev(struct text *t, const struct rdmasim_dev *d, unsigned long host)
