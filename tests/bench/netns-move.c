@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,21 +84,39 @@ static long cpu_us(void)
 	       ru.ru_utime.tv_usec + ru.ru_stime.tv_usec;
 }
 
-/* usage: netns-move N IFNAME NETNS-PATH
- * Prints "<wall_us> <cpu_us> <status>" per move, in then out, like runner. */
+/* ifindex of name in the netns of ns_fd, 0 when none. */
+static int ifindex_in(int ns_fd, int home_fd, const char *name)
+{
+	int ifindex;
+
+	if (setns(ns_fd, CLONE_NEWNET) < 0)
+		return 0;
+	ifindex = (int)if_nametoindex(name);
+	if (setns(home_fd, CLONE_NEWNET) < 0)
+		return 0;
+	return ifindex;
+}
+
+/* usage: netns-move N IFNAME NETNS-PATH [in|out]
+ * Prints "<wall_us> <cpu_us> <status>" per move, in then out, like runner.
+ * "in": one move of IFNAME into the netns (named bench0 there); "out": one
+ * move of bench0 back as IFNAME (a burst of concurrent moves, each way). */
 int main(int argc, char **argv)
 {
-	int n = argc == 4 ? atoi(argv[1]) : 0;
-	int host_fd, pod_fd, host_s, pod_s, ifindex, i, ret;
+	const char *mode = argc == 5 ? argv[4] : "both";
+	int n = argc == 4 || argc == 5 ? atoi(argv[1]) : 0;
+	bool in = strcmp(mode, "out"), out = strcmp(mode, "in");
+	int host_fd, pod_fd, host_s, pod_s, ifindex, i, ret = 0;
 
-	if (n <= 0) {
-		fprintf(stderr, "usage: netns-move N IFNAME NETNS-PATH\n");
+	if (n <= 0 || (!in && !out) || (in && out && strcmp(mode, "both"))) {
+		fprintf(stderr, "usage: netns-move N IFNAME NETNS-PATH [in|out]\n");
 		return 2;
 	}
 	host_fd = open("/proc/self/ns/net", O_RDONLY | O_CLOEXEC);
 	pod_fd = open(argv[3], O_RDONLY | O_CLOEXEC);
-	ifindex = if_nametoindex(argv[2]);
-	if (host_fd < 0 || pod_fd < 0 || !ifindex) {
+	ifindex = host_fd < 0 || pod_fd < 0 ? 0 : in ? (int)if_nametoindex(argv[2]) :
+		  ifindex_in(pod_fd, host_fd, "bench0");
+	if (!ifindex) {
 		perror("netns-move");
 		return 1;
 	}
@@ -113,10 +132,11 @@ int main(int argc, char **argv)
 
 		c0 = cpu_us();
 		clock_gettime(CLOCK_MONOTONIC, &t0);
-		ret = move(host_s, ifindex, pod_fd, "bench0");
+		if (in)
+			ret = move(host_s, ifindex, pod_fd, "bench0");
 		clock_gettime(CLOCK_MONOTONIC, &t1);
 		c1 = cpu_us();
-		if (!ret)
+		if (!ret && out)
 			ret = move(pod_s, ifindex, host_fd, argv[2]);
 		clock_gettime(CLOCK_MONOTONIC, &t2);
 		c2 = cpu_us();
@@ -124,7 +144,10 @@ int main(int argc, char **argv)
 			fprintf(stderr, "netns-move: %s\n", strerror(-ret));
 			return 1;
 		}
-		printf("%ld %ld 0\n%ld %ld 0\n", us(t0, t1), c1 - c0, us(t1, t2), c2 - c1);
+		if (in)
+			printf("%ld %ld 0\n", us(t0, t1), c1 - c0);
+		if (out)
+			printf("%ld %ld 0\n", us(t1, t2), c2 - c1);
 	}
 	return 0;
 }
