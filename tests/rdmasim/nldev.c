@@ -200,6 +200,27 @@ static int port_get_doit(struct req *r)
 	return 0;
 }
 
+/* nldev_port_get_dumpit(): the ports of the one device DEV_INDEX names
+ * (there is no dump across devices), typed RDMA_NLDEV_CMD_PORT_GET. */
+static int port_get_dumpit(struct req *r)
+{
+	struct rdmasim_dev *d;
+	char buf[REPLY_MAX];
+	struct nlmsghdr *nlh;
+	int ret = parse_attrs(r);
+
+	if (ret)
+		return ret;
+	d = visible(r, r->tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
+	if (!d)
+		return -EINVAL;
+	nlh = reply(r, buf, RDMA_NLDEV_CMD_PORT_GET, NLM_F_MULTI);
+	put_port(r, nlh, d);
+	put_done(r, buf + NLMSG_ALIGN(nlh->nlmsg_len));
+	r->emit(r->ctx, buf, NLMSG_ALIGN(nlh->nlmsg_len) + NLMSG_SPACE(sizeof(int)));
+	return DUMPED;
+}
+
 static int netns_of_fd(uint32_t fd, unsigned long *ino)
 {
 	struct stat st;
@@ -229,6 +250,7 @@ static int move(struct req *r, struct rdmasim_dev *d, uint32_t fd)
 	if (rdmasim_current_netns() != d->netns)
 		return -ENODEV;
 	d->netns = to;
+	rdmasim_mark(&r->st, d);
 	r->dirty = true;
 	return 0;
 }
@@ -292,7 +314,7 @@ struct op {
 static const struct op ops[RDMA_NLDEV_NUM_OPS] = {
 	[RDMA_NLDEV_CMD_GET] = { get_doit, get_dumpit, false, true },
 	[RDMA_NLDEV_CMD_SET] = { set_doit, NULL, true, true },
-	[RDMA_NLDEV_CMD_PORT_GET] = { port_get_doit, NULL, false, true },
+	[RDMA_NLDEV_CMD_PORT_GET] = { port_get_doit, port_get_dumpit, false, true },
 	[RDMA_NLDEV_CMD_SYS_GET] = { sys_get_doit, NULL, false, true },
 	[RDMA_NLDEV_CMD_SYS_SET] = { sys_set_doit, NULL, true, true },
 };

@@ -24,7 +24,7 @@ struct header {
 	int32_t n;
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
-	uint8_t shared;
+	uint8_t shared, has_offs;
 };
 
 static void tag(struct header *h, const struct stat *json)
@@ -64,9 +64,9 @@ static int write_full(int fd, const void *buf, size_t len)
 int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdmasim_state *st)
 {
 	struct header h, want;
+	size_t len, devs_len, offs_len;
 	char bin[PATH_MAX];
 	struct stat sb;
-	size_t len;
 	void *map;
 	int fd;
 
@@ -86,11 +86,18 @@ int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdma
 	tag(&want, json);
 	want.n = h.n;
 	want.shared = h.shared;
-	if (memcmp(&h, &want, sizeof(h)) || h.n < 0 || h.shared > 1 ||
-	    len != sizeof(h) + sizeof(st->pf) + (size_t)h.n * sizeof(st->devs[0])) {
+	want.has_offs = h.has_offs;
+	devs_len = (size_t)h.n * sizeof(st->devs[0]);
+	offs_len = h.has_offs ? (size_t)(h.n + 1) * sizeof(uint32_t) : 0;
+	if (memcmp(&h, &want, sizeof(h)) || h.n < 0 || h.shared > 1 || h.has_offs > 1 ||
+	    len != sizeof(h) + sizeof(st->pf) + devs_len + offs_len ||
+	    (offs_len && !(st->offs = malloc(offs_len)))) {
 		munmap(map, len);
 		return -ESTALE;
 	}
+	if (offs_len)
+		memcpy(st->offs, (char *)map + len - offs_len, offs_len);
+	st->json = *json;
 	memcpy(&st->pf, (char *)map + sizeof(h), sizeof(st->pf));
 	st->shared = h.shared;
 	st->n = st->cap = h.n;
@@ -102,7 +109,7 @@ int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdma
 
 /* Best effort: a snapshot that cannot be written is parsed again next time. */
 void rdmasim_snapshot_write(const char *path, const struct stat *json,
-			    const struct rdmasim_state *st)
+			    const struct rdmasim_state *st, const uint32_t *offs)
 {
 	char bin[PATH_MAX], tmp[PATH_MAX];
 	struct header h;
@@ -116,12 +123,55 @@ void rdmasim_snapshot_write(const char *path, const struct stat *json,
 	tag(&h, json);
 	h.n = st->n;
 	h.shared = st->shared;
+	h.has_offs = offs != NULL;
 	ret = write_full(fd, &h, sizeof(h));
 	if (!ret)
 		ret = write_full(fd, &st->pf, sizeof(st->pf));
 	if (!ret)
 		ret = write_full(fd, st->devs, (size_t)st->n * sizeof(st->devs[0]));
+	if (!ret && offs)
+		ret = write_full(fd, offs, (size_t)(st->n + 1) * sizeof(offs[0]));
 	syscall(SYS_close, fd);
 	if (ret || rename(tmp, bin) < 0)
 		unlink(tmp);
+}
+
+/* A move changed one device: its record, the offsets and the tag of the
+ * new JSON file are written over the snapshot of the old one, the tag
+ * last, so a writer killed half-way leaves a snapshot of another file
+ * (parsed anew next time). Under the world's lock: no reader in between. */
+int rdmasim_snapshot_update(const char *path, const struct stat *old_json,
+			    const struct stat *json, const struct rdmasim_state *st,
+			    const uint32_t *offs, int i)
+{
+	size_t devs_at = sizeof(struct header) + sizeof(st->pf);
+	size_t offs_at = devs_at + (size_t)st->n * sizeof(st->devs[0]);
+	struct header h, want;
+	char bin[PATH_MAX];
+	int fd, ret = -ESTALE;
+
+	if (snapshot_path(path, ".bin", bin))
+		return -ENAMETOOLONG;
+	fd = open(bin, O_RDWR | O_CLOEXEC);
+	if (fd < 0)
+		return -errno;
+	tag(&want, old_json);
+	want.n = st->n;
+	want.shared = st->shared;
+	want.has_offs = 1;
+	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || memcmp(&h, &want, sizeof(h)))
+		goto out;
+	tag(&h, json);
+	h.n = st->n;
+	h.shared = st->shared;
+	h.has_offs = 1;
+	if (pwrite(fd, &st->devs[i], sizeof(st->devs[i]), (off_t)(devs_at + (size_t)i * sizeof(st->devs[0]))) ==
+		    sizeof(st->devs[i]) &&
+	    pwrite(fd, offs, (size_t)(st->n + 1) * sizeof(offs[0]), (off_t)offs_at) ==
+		    (ssize_t)((size_t)(st->n + 1) * sizeof(offs[0])) &&
+	    pwrite(fd, &h, sizeof(h), 0) == sizeof(h))
+		ret = 0;
+out:
+	syscall(SYS_close, fd);
+	return ret;
 }

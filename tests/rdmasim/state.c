@@ -313,8 +313,9 @@ int rdmasim_load(const char *path, struct rdmasim_state *st)
 	ret = root ? parse(st, root) : -EINVAL;
 	cJSON_Delete(root);
 	free(text);
+	st->json = json;
 	if (!ret)
-		rdmasim_snapshot_write(path, &json, st);
+		rdmasim_snapshot_write(path, &json, st, NULL);
 	return ret;
 }
 
@@ -477,7 +478,9 @@ static void put_pf(struct text *t, const struct rdmasim_pf *pf)
 	cJSON_Delete(o);
 }
 
-static char *compact(const struct rdmasim_state *st)
+/* offs (n + 1 entries, or NULL): where each device's object starts (with
+ * the comma before it), and where the last one ends. */
+static char *compact(const struct rdmasim_state *st, uint32_t *offs)
 {
 	unsigned long host = rdmasim_host_netns();
 	struct text t = { 0 };
@@ -485,14 +488,18 @@ static char *compact(const struct rdmasim_state *st)
 	put_s(&t, st->shared ? "{\"mode\":\"shared\",\"devices\":[" :
 			       "{\"mode\":\"exclusive\",\"devices\":[");
 	for (int i = 0; i < st->n; i++) {
+		if (offs)
+			offs[i] = (uint32_t)t.len;
 		if (i)
 			put_s(&t, ",");
 		put_dev(&t, &st->devs[i], host);
 	}
+	if (offs)
+		offs[st->n] = (uint32_t)t.len;
 	put_s(&t, "]");
 	if (st->pf.name[0])
 		put_pf(&t, &st->pf);
-	put_s(&t, "}");
+	put_s(&t, "}\n");
 	if (t.failed) {
 		free(t.buf);
 		return NULL;
@@ -502,7 +509,7 @@ static char *compact(const struct rdmasim_state *st)
 
 char *rdmasim_json(const struct rdmasim_state *st, bool pretty)
 {
-	char *text = compact(st), *out;
+	char *text = compact(st, NULL), *out;
 	cJSON *root;
 
 	if (!text || !pretty)
@@ -527,16 +534,73 @@ static int write_all(int fd, const char *buf, size_t len)
 	return 0;
 }
 
+void rdmasim_mark(struct rdmasim_state *st, const struct rdmasim_dev *d)
+{
+	int i = (int)(d - st->devs);
+
+	st->only = st->marked && st->only != i ? -1 : i;
+	st->marked = true;
+}
+
+static bool same_file(const struct stat *a, const struct stat *b)
+{
+	return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
+	       a->st_mtim.tv_sec == b->st_mtim.tv_sec && a->st_mtim.tv_nsec == b->st_mtim.tv_nsec;
+}
+
+/* The JSON file read at load with the one marked device's object written
+ * anew: a move, in a world of a thousand devices, without printing them all
+ * (that was most of a move's cost). NULL when it cannot be done that way. */
+static char *patched(const char *path, const struct rdmasim_state *st, uint32_t *offs)
+{
+	int i = st->only, n = st->n;
+	struct text frag = { 0 }, out = { 0 };
+	struct stat now;
+	char *old = NULL;
+	size_t old_len;
+
+	if (!st->marked || i < 0 || !st->offs || stat(path, &now) < 0 || !same_file(&now, &st->json))
+		return NULL;
+	old = read_all(path);
+	old_len = old ? strlen(old) : 0;
+	if (!old || st->offs[n] > old_len || st->offs[i] > st->offs[i + 1])
+		goto out;
+	if (i)
+		put_s(&frag, ",");
+	put_dev(&frag, &st->devs[i], rdmasim_host_netns());
+	put(&out, old, st->offs[i]);
+	put(&out, frag.buf ? frag.buf : "", frag.len);
+	put(&out, old + st->offs[i + 1], old_len - st->offs[i + 1]);
+	for (int j = 0; j <= n; j++)
+		offs[j] = j <= i ? st->offs[j] : st->offs[j] - st->offs[i + 1] + st->offs[i] +
+			  (uint32_t)frag.len;
+	if (frag.failed || out.failed) {
+		free(out.buf);
+		out.buf = NULL;
+	}
+out:
+	free(frag.buf);
+	free(old);
+	return out.buf;
+}
+
 int rdmasim_save(const char *path, const struct rdmasim_state *st)
 {
+	uint32_t *offs = malloc((size_t)(st->n + 1) * sizeof(*offs));
 	struct stat json;
 	char tmp[PATH_MAX];
-	char *text;
-	int fd = -1, ret;
+	char *text = NULL;
+	int fd = -1, ret = -ENOMEM;
+	bool patch;
 
-	text = rdmasim_json(st, false);
+	if (!offs)
+		return ret;
+	text = patched(path, st, offs);
+	patch = text != NULL;
 	if (!text)
-		return -ENOMEM;
+		text = compact(st, offs);
+	if (!text)
+		goto out;
 	ret = -ENAMETOOLONG;
 	if (snprintf(tmp, sizeof(tmp), "%s.tmp", path) >= (int)sizeof(tmp))
 		goto out;
@@ -547,20 +611,19 @@ int rdmasim_save(const char *path, const struct rdmasim_state *st)
 	}
 	/* no fsync: the world has to survive killed processes, not a crash */
 	ret = write_all(fd, text, strlen(text));
-	if (!ret)
-		ret = write_all(fd, "\n", 1);
 	if (!ret && fstat(fd, &json) < 0)
 		ret = -errno;
 	if (!ret && rename(tmp, path) < 0)
 		ret = -errno;
-	if (!ret)
-		rdmasim_snapshot_write(path, &json, st);
+	if (!ret && (!patch || rdmasim_snapshot_update(path, &st->json, &json, st, offs, st->only)))
+		rdmasim_snapshot_write(path, &json, st, offs);
 out:
 	if (fd >= 0)
 		syscall(SYS_close, fd);
 	if (ret && fd >= 0)
 		unlink(tmp);
 	free(text);
+	free(offs);
 	return ret;
 }
 
@@ -605,7 +668,9 @@ void rdmasim_free(struct rdmasim_state *st)
 		munmap(st->map, st->map_len);
 	else
 		free(st->devs);
+	free(st->offs);
 	st->devs = NULL;
+	st->offs = NULL;
 	st->map = NULL;
 	st->n = st->cap = 0;
 }

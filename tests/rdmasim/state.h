@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
+#include <sys/stat.h>
 
 #define RDMASIM_NAME_MAX 64
 
@@ -63,6 +64,13 @@ struct rdmasim_state {
 	struct rdmasim_dev *devs;	/* malloc'd or in map, rdmasim_free() */
 	void *map;			/* the snapshot devs lies in (private), or NULL */
 	size_t map_len;
+	struct stat json;		/* the JSON file it was loaded from */
+	/* Where device i's object starts in that file (offs[n]: where the
+	 * last ends), when rdmasim wrote it; NULL otherwise. malloc'd. */
+	uint32_t *offs;
+	/* rdmasim_mark(): the one device changed since the load (-1: more) */
+	bool marked;
+	int only;
 	struct rdmasim_pf pf;
 };
 
@@ -93,8 +101,13 @@ struct rdmasim_dev *rdmasim_add(struct rdmasim_state *st);
 /* The state as JSON text (pretty: indented, else one line, quicker to
  * parse at a thousand devices), malloc'd; NULL on allocation failure. */
 char *rdmasim_json(const struct rdmasim_state *st, bool pretty);
-/* Atomic replace (temp file + rename), so unlocked readers see whole files. */
+/* Atomic replace (temp file + rename), so unlocked readers see whole files.
+ * When only one device was marked changed, the file read at load is copied
+ * with that device's object written anew. */
 int rdmasim_save(const char *path, const struct rdmasim_state *st);
+/* d is the only change a save has to write (a move); any other change
+ * leaves it unmarked, and the save writes everything. */
+void rdmasim_mark(struct rdmasim_state *st, const struct rdmasim_dev *d);
 struct rdmasim_dev *rdmasim_find(struct rdmasim_state *st, uint32_t index);
 /* A device outside the host netns blocks netns mode changes (EBUSY). */
 bool rdmasim_any_moved(const struct rdmasim_state *st);

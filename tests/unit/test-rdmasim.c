@@ -103,23 +103,33 @@ static int ctl(const char *fmt, ...)
 	return sh("%s %s >/dev/null 2>&1", getenv("RDMASIM_CTL"), args);
 }
 
+/* The whole state file, malloc'd. */
+static char *slurp(const char *path)
+{
+	char *buf = malloc(1 << 16);
+	size_t len;
+	FILE *f;
+
+	ck_assert_ptr_nonnull(buf);
+	f = fopen(path, "r");
+	ck_assert_ptr_nonnull(f);
+	len = fread(buf, 1, (1 << 16) - 1, f);
+	ck_assert_uint_gt(len, 0);
+	buf[len] = '\0';
+	fclose(f);
+	return buf;
+}
+
 /* The "netns" of device index in the state file. */
 static const char *dev_netns(uint32_t index)
 {
 	static char out[32];
 	const cJSON *d, *devs;
-	static char buf[1 << 16];
+	char *buf = slurp(state);
 	cJSON *root;
-	size_t len;
-	FILE *f;
 
-	f = fopen(state, "r");
-	ck_assert_ptr_nonnull(f);
-	len = fread(buf, 1, sizeof(buf) - 1, f);
-	ck_assert_uint_gt(len, 0);
-	buf[len] = '\0';
-	fclose(f);
 	root = cJSON_Parse(buf);
+	free(buf);
 	ck_assert_ptr_nonnull(root);
 	devs = cJSON_GetObjectItem(root, "devices");
 	out[0] = '\0';
@@ -982,6 +992,31 @@ START_TEST(test_port_get_layout)
 }
 END_TEST
 
+/* A port dump names one device: its port 1, typed PORT_GET, then DONE. */
+START_TEST(test_port_dump_layout)
+{
+	struct mnl_socket *nl = nl_open(true, true);
+	char buf[BUF], reply[BUF];
+	const struct nlmsghdr *nlh = (const struct nlmsghdr *)reply;
+	struct nlmsghdr *r;
+	struct rdmanl_dev dev;
+
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_PORT_GET), NLM_F_REQUEST | NLM_F_DUMP, 9);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 3);
+	tx(nl, r);
+	rx(nl, reply);
+	ck_assert_uint_eq(nlh->nlmsg_type, NLDEV(RDMA_NLDEV_CMD_PORT_GET));
+	ck_assert(nlh->nlmsg_flags & NLM_F_MULTI);
+	ck_assert_int_eq(rdmanl_parse_dev(reply, &dev), 0);
+	ck_assert_int_eq(dev.index, 3);
+	ck_assert_str_eq(dev.ndev_name, veth_a);
+	nlh = mnl_nlmsg_next(nlh, &(int){ BUF });
+	ck_assert_uint_eq(nlh->nlmsg_type, NLMSG_DONE);
+	rx_nothing(nl);
+	mnl_socket_close(nl);
+}
+END_TEST
+
 struct err_case {
 	const char *name;
 	uint16_t op;
@@ -999,6 +1034,9 @@ static const struct err_case err_cases[] = {
 	  "Attribute failed policy validation" },
 	{ "port without port index", RDMA_NLDEV_CMD_PORT_GET, 0, 3, false, -EINVAL, NULL },
 	{ "sys_get has no dump", RDMA_NLDEV_CMD_SYS_GET, NLM_F_DUMP, 0, false, -EINVAL, NULL },
+	{ "port dump without a device", RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP, 0, false, -EINVAL, NULL },
+	{ "port dump of an unknown device", RDMA_NLDEV_CMD_PORT_GET, NLM_F_DUMP, 99, false, -EINVAL,
+	  NULL },
 	{ "no such op", 8, 0, 0, false, -EINVAL, NULL },
 	{ "op past the end", RDMA_NLDEV_NUM_OPS, 0, 0, false, -EINVAL, NULL },
 	{ "not simulated", RDMA_NLDEV_CMD_RES_GET, 0, 3, false, -EOPNOTSUPP,
@@ -1263,6 +1301,7 @@ START_TEST(test_rdmanl_many)
 	char args[4096] = "", *at = args;
 	struct cni_err err = { 0 };
 	struct rdmanl_dev *devs, dev;
+	char *patched, *whole;
 	int n, name_sum = 0;
 
 	for (int i = 0; i < 72; i++)
@@ -1283,6 +1322,7 @@ START_TEST(test_rdmanl_many)
 	ck_assert_str_eq(dev.ndev_name, "lo");
 	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_82", &dev, &err), -ENODEV);
 	ck_assert_int_eq(rdmanl_dev_move(host_fd, 171, pod_fd, &err), 0);
+	/* the move's own snapshot update serves the next requests */
 	ck_assert_int_eq(rdmanl_dev_list(pod_fd, &devs, &n, &err), 0);
 	ck_assert_int_eq(n, 1);
 	ck_assert_str_eq(devs[0].name, "mlx5_81");
@@ -1291,6 +1331,21 @@ START_TEST(test_rdmanl_many)
 	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_80", &dev, &err), 0);
 	ck_assert_int_eq(dev.index, 170);
 	ck_assert_int_eq(err.code, CNI_OK);
+	/* a move rewrites only its device's object: the same file as a whole
+	 * rewrite (a save of a change it cannot patch) makes */
+	patched = slurp(state);
+	ck_assert_str_eq(dev_netns(171), pod_ino_str());
+	ck_assert_str_eq(dev_netns(170), "host");
+	ck_assert_str_eq(dev_netns(3), "host");
+	ck_assert_int_eq(ctl("set-mode %s exclusive", state), 0);
+	whole = slurp(state);
+	ck_assert_str_eq(patched, whole);
+	free(patched);
+	free(whole);
+	/* and back, patched twice over the snapshot */
+	ck_assert_int_eq(rdmanl_dev_move(pod_fd, 171, host_fd, &err), 0);
+	ck_assert_int_eq(rdmanl_dev_by_name(-1, "mlx5_81", &dev, &err), 0);
+	ck_assert_str_eq(dev_netns(171), "host");
 }
 END_TEST
 
@@ -1378,6 +1433,7 @@ int main(void)
 	tcase_add_test(tc, test_sys_get_layout);
 	tcase_add_test(tc, test_dump_layout);
 	tcase_add_test(tc, test_port_get_layout);
+	tcase_add_test(tc, test_port_dump_layout);
 	tcase_add_loop_test(tc, test_errors, 0, N(err_cases));
 	tcase_add_test(tc, test_ack_options);
 	tcase_add_test(tc, test_exclusive_visibility);
