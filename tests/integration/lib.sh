@@ -336,6 +336,17 @@ fx_vfs_json() {
 		rdma: (.[3] != "-")}]'
 }
 
+# ip_dump ARGS...: `ip -j ARGS`, again while the kernel says the dump was
+# interrupted (links changed under it, e.g. a dying netns giving VFs back).
+ip_dump() {
+	local out try
+	for try in 1 2 3 4 5; do
+		out=$(ip -j "$@" 2>"$TMP/ip_dump.err") || return
+		grep -q "Dump was interrupted" "$TMP/ip_dump.err" || break
+	done
+	echo "$out"
+}
+
 # fx_sync: sysfs is netns-tagged, so each VF's net/<ifname> shows only while
 # its netdev is in the host netns (under its current name), and infiniband/<dev>
 # only while the RDMA device is (shared mode: always). One ip and one jq for
@@ -345,7 +356,7 @@ fx_sync() {
 	[ -n "$FX" ] || return 0
 	local want dir ifindex name rdma ib clear=() dirs=() files=() values=() d i
 	declare -A had=()
-	want=$(ip -j link show | jq -r --slurpfile vfs "$FX/vfs.json" --slurpfile st "$RDMA_SIM_STATE" '
+	want=$(ip_dump link show | jq -r --slurpfile vfs "$FX/vfs.json" --slurpfile st "$RDMA_SIM_STATE" '
 		(map({key: (.ifindex | tostring), value: .ifname}) | from_entries) as $names
 		| $st[0] as $s
 		| ($s.devices | map(select(.netns == "host" or $s.mode == "shared"))
@@ -486,7 +497,7 @@ vf_is() {
 # device's netns, each VF's settings on the PF (--vf-info), and whether IPAM
 # holds an address for $CID.
 host_state() {
-	ip -d -j addr show | jq -r --slurpfile vfs "$FX/vfs.json" '
+	ip_dump -d addr show | jq -r --slurpfile vfs "$FX/vfs.json" '
 		(map({key: (.ifindex | tostring), value: .}) | from_entries) as $links
 		| $vfs[0] | to_entries[] | select(.value.ifindex > 0) | .key as $i
 		| $links[.value.ifindex | tostring]
