@@ -22,12 +22,35 @@ static long now_us(void)
 	return t.tv_sec * 1000000L + t.tv_nsec / 1000;
 }
 
-/* "%d" in s replaced by i. */
+/* Line i (from 0) of a file, without its newline; NULL when it has none. */
+static char *line_of(const char *path, int i)
+{
+	FILE *f = fopen(path, "r");
+	char *line = NULL;
+	size_t size = 0;
+	ssize_t len = -1;
+
+	if (!f)
+		return NULL;
+	for (int n = 0; n <= i; n++)
+		len = getline(&line, &size, f);
+	fclose(f);
+	if (len <= 0) {
+		free(line);
+		return NULL;
+	}
+	line[strcspn(line, "\n")] = '\0';
+	return line;
+}
+
+/* "%d" in s replaced by i; "@FILE" by line i of FILE. */
 static char *expand(const char *s, int i)
 {
 	const char *at = strstr(s, "%d");
 	char *out;
 
+	if (s[0] == '@')
+		return line_of(s + 1, i);
 	if (!at)
 		return strdup(s);
 	if (asprintf(&out, "%.*s%d%s", (int)(at - s), s, i, at + 2) < 0)
@@ -36,7 +59,8 @@ static char *expand(const char *s, int i)
 }
 
 /* usage: burst K [NAME=VALUE...] [<FILE] PROGRAM [ARG...]
- * Every argument may hold %d, the copy's number (0..K-1). The copies start
+ * Every argument may hold %d, the copy's number (0..K-1); an argument
+ * @FILE stands for line i of FILE in copy i. The copies start
  * back to back (posix_spawn, vfork-like) and are reaped as they end; prints
  * "<i> <wall_us> <cpu_us> <exit>" per copy, then "makespan <us>" from the
  * first start to the last end. Output of the copies goes to /dev/null. */
@@ -71,8 +95,13 @@ int main(int argc, char **argv)
 			else
 				env_add[n_env++] = v;
 		}
-		for (int a = prog; a < argc; a++)
+		for (int a = prog; a < argc; a++) {
 			args[a - prog] = expand(argv[a], i);
+			if (!args[a - prog]) {
+				fprintf(stderr, "burst: no line %d in %s\n", i, argv[a] + 1);
+				return 1;
+			}
+		}
 		for (int e = 0; e < n_env; e++)
 			putenv(env_add[e]);
 		start[i] = now_us();

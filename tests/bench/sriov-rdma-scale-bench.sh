@@ -77,30 +77,26 @@ for ((j = 0; j < BURST; j++)); do
 		'{cniVersion: "1.0.0", name: "bench", type: "host-device", device: $dev,
 		  ipam: {type: "host-local", ranges: [[{subnet: "192.0.2.0/24"}]], dataDir: $i}}' \
 		>"$TMP/hd$j.json"
-	echo "${FX_VF_IF[k]}" >"$TMP/if$j"
+	echo "${FX_VF_IF[k]}" >>"$TMP/ifnames"
 done
 # burst_of TAG VERB PRELOAD PLUGIN: 32 concurrent VERBs, one per pod.
 burst_of() {
 	CNI_COMMAND=$2 LD_PRELOAD=$3 "$TMP/burst" "$BURST" CNI_CONTAINERID="${P}c%d" \
 		CNI_NETNS="/run/netns/${P}b%d" "<$TMP/$1%d.json" "$4" >"$TMP/last.burst" || exit 1
 	awk '$1 == "makespan" {print $2 / 1000}' "$TMP/last.burst" >>"$TMP/$1.$2.makespan"
+	awk '$1 != "makespan" {c += $3} END {print c / 1000}' "$TMP/last.burst" >>"$TMP/$1.$2.cpu"
 	awk '$1 != "makespan" {print $2 / 1000; if ($4 != 0) bad++} END {exit bad > 0}' \
 		"$TMP/last.burst" >>"$TMP/$1.$2.each" || echo "bench: failed runs in a $1 $2 burst" >&2
 }
-# moves DIR: 32 concurrent bare RTM_NEWLINK moves (netns-move, one each).
+# moves DIR: 32 concurrent bare RTM_NEWLINK moves (netns-move, one each),
+# started as the plugins are.
 moves() {
-	local j pids=() t0 t1
-	t0=$EPOCHREALTIME
-	for ((j = 0; j < BURST; j++)); do
-		"$TMP/netns-move" 1 "$(<"$TMP/if$j")" "/run/netns/${P}b$j" "$1" >"$TMP/mv$j" &
-		pids[j]=$!
-	done
-	for ((j = 0; j < BURST; j++)); do
-		wait "${pids[j]}" || echo "bench: a netns move $1 failed" >&2
-	done
-	t1=$EPOCHREALTIME
-	awk -v a="$t0" -v b="$t1" 'BEGIN {print (b - a) * 1000}' >>"$TMP/mv.$1.makespan"
-	cat "$TMP"/mv[0-9]* | awk '{print $1 / 1000}' >>"$TMP/mv.$1.each"
+	"$TMP/burst" "$BURST" "$TMP/netns-move" 1 "@$TMP/ifnames" "/run/netns/${P}b%d" "$1" \
+		>"$TMP/last.burst" || exit 1
+	awk '$1 == "makespan" {print $2 / 1000}' "$TMP/last.burst" >>"$TMP/mv.$1.makespan"
+	awk '$1 != "makespan" {c += $3} END {print c / 1000}' "$TMP/last.burst" >>"$TMP/mv.$1.cpu"
+	awk '$1 != "makespan" {print $2 / 1000; if ($4 != 0) bad++} END {exit bad > 0}' \
+		"$TMP/last.burst" >>"$TMP/mv.$1.each" || echo "bench: a netns move $1 failed" >&2
 }
 for ((r = 0; r < ROUNDS; r++)); do
 	fx_sync
@@ -132,16 +128,19 @@ awk -v s="$cs" -v f="$cf" 'BEGIN {printf "ADD CPU with 1,030 more RDMA devices: 
 
 printf '\n%d concurrent ADDs, then DELs, on VFs of all 8 PFs, one pod each (%d rounds, host-local IPAM):\n' \
 	"$BURST" "$ROUNDS"
-printf '  %-34s | %9s | %9s %9s | %9s | %9s %9s\n' "" "ADD span" "each p50" "p99" "DEL span" "each p50" "p99"
-brow() { # LABEL TAG
-	printf '  %-34s | %9s | %9s %9s | %9s | %9s %9s\n' "$1" "$(median "$TMP/$2.makespan")" \
-		"$(pct "$TMP/$2.each" 50)" "$(pct "$TMP/$2.each" 99)" "$(median "$TMP/$3.makespan")" \
-		"$(pct "$TMP/$3.each" 50)" "$(pct "$TMP/$3.each" 99)"
+printf '  %-34s | %9s %9s %9s %9s | %9s %9s %9s %9s\n' "" "ADD span" "each p50" "p99" "cpu sum" \
+	"DEL span" "each p50" "p99" "cpu sum"
+brow() { # LABEL ADD-TAG DEL-TAG
+	printf '  %-34s | %9s %9s %9s %9s | %9s %9s %9s %9s\n' "$1" "$(median "$TMP/$2.makespan")" \
+		"$(pct "$TMP/$2.each" 50)" "$(pct "$TMP/$2.each" 99)" "$(median "$TMP/$2.cpu")" \
+		"$(median "$TMP/$3.makespan")" "$(pct "$TMP/$3.each" 50)" "$(pct "$TMP/$3.each" 99)" \
+		"$(median "$TMP/$3.cpu")"
 }
 brow "floor: bare RTM_NEWLINK moves" mv.in mv.out
 brow "host-device + host-local (Go)" hd.ADD hd.DEL
 brow "sriov-rdma + host-local" sr.ADD sr.DEL
-echo "  (ms; span: first start to last end, median over rounds; each: every run of every round)"
+echo "  (ms; span: first start to last end, and cpu sum: all 32 processes' CPU with their children,"
+echo "   medians over rounds; each: every process of every round, start to exit)"
 awk -v s="$(median "$TMP/sr.ADD.makespan")" -v f="$(median "$TMP/mv.in.makespan")" \
 	-v h="$(median "$TMP/hd.ADD.makespan")" 'BEGIN {
 	printf "sriov-rdma ADD burst: %.2fx the bare moves (target <= 1.15x), %.2fx host-device (target < 1)\n",
