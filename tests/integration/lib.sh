@@ -122,13 +122,14 @@ pod_new() {
 # K's device mlx5_<K+1>, PF p's (p > 0) mlx5_<FX_NVFS+p>; device index = name
 # number + 1).
 # --pfs N: N PFs (rails, default 1), each with --vfs VFs (default 2): PF p
-# on bus FX_PCI's bus + p (p00.0, its VFs from p00.2 on, sriov_offset 2,
-# sriov_stride 1). VFs are numbered K over all PFs, PF 0's first, so the
+# is <bus>:00.0 on bus FX_PCI's bus + p, its VFs <bus>:00.2 on (sriov_offset
+# 2, sriov_stride 1). VFs are numbered K over all PFs, PF 0's first, so the
 # FX_VF_* arrays of a one-PF fixture are what they always were; FX_VF_PF[K]
 # is K's PF, FX_PF_IF[p] / FX_PF_BDFS[p] the PFs, FX_NVFS the total.
-# Every VF gets a real veth stand-in, a real RDMA device in the simulator and
+# Every VF gets a real veth stand-in, an RDMA device in the simulator and
 # its full sysfs entry: 8 PFs x 128 VFs take about 1.5 s to build (measured;
-# veth pairs are cheap) and nothing is faked by half. What is not modelled:
+# veth pairs are cheap; past 64 VFs the tree is on a tmpfs) and nothing is
+# faked by half. What is not modelled:
 # the PCI topology above the PFs (devices/pci<domain:bus>/<bdf> directly),
 # and VF info (--vf-info) on PFs other than PF 0 (a veth PF reports none).
 # --vfio I: VF I is bound to vfio-pci (no netdev, no RDMA device).
@@ -139,18 +140,22 @@ pod_new() {
 
 FX=
 FX_PCI=0000:3b
-# fx_bus P: "domain:bus" of PF P (FX_PCI's bus + P).
+# fx_bus P [VAR]: "domain:bus" of PF P (FX_PCI's bus + P), printed or put in VAR.
 fx_bus() {
-	printf '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + $1) % 256))
+	printf -v "${2:-REPLY}" '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + $1) % 256))
+	[ -n "${2:-}" ] || echo "$REPLY"
 }
 
-# fx_bdf I: VF I of PF 0.  fx_vf_bdf P I: VF I of PF P.
+# fx_bdf I: VF I of PF 0.  fx_vf_bdf P I [VAR]: VF I of PF P.
 fx_bdf() {
 	fx_vf_bdf 0 "$1"
 }
 
 fx_vf_bdf() {
-	printf '%s:%02x.%x' "$(fx_bus "$1")" $(((2 + $2) / 8)) $(((2 + $2) % 8))
+	local bus
+	fx_bus "$1" bus
+	printf -v "${3:-REPLY}" '%s:%02x.%x' "$bus" $(((2 + $2) / 8)) $(((2 + $2) % 8))
+	[ -n "${3:-}" ] || echo "$REPLY"
 }
 
 # fx_dir BDF: the device's directory in the fake sysfs.
@@ -184,13 +189,13 @@ fx_plan() {
 	FX_PF_IF=() FX_PF_BDFS=()
 	FX_VF_IF=() FX_VF_IDX=() FX_VF_MAC=() FX_VF_BDF=() FX_VF_RDMA=() FX_VF_PF=()
 	for ((p = 0; p < npfs; p++)); do
-		printf -v bus '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + p) % 256))
+		fx_bus "$p" bus
 		FX_PF_BDFS[p]=$bus:00.0
 		FX_PF_IF[p]=${P}pf
 		[ "$p" -eq 0 ] || FX_PF_IF[p]=${P}pf$p
 		for ((i = 0; i < nvfs; i++)); do
 			k=$((p * nvfs + i))
-			printf -v 'FX_VF_BDF[k]' '%s:%02x.%x' "$bus" $(((2 + i) / 8)) $(((2 + i) % 8))
+			fx_vf_bdf "$p" "$i" 'FX_VF_BDF[k]'
 			FX_VF_PF[k]=$p FX_VF_IF[k]='' FX_VF_IDX[k]=0 FX_VF_MAC[k]='' FX_VF_RDMA[k]=''
 			[ "$k" -eq "$vfio" ] && continue
 			FX_VF_IF[k]=${P}v$k
