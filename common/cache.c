@@ -5,6 +5,7 @@
 #include <dirent.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -111,24 +112,7 @@ out:
 	return ret;
 }
 
-int cache_read(const char *dir, const char *name, char **out, size_t *len)
-{
-	char path[PATH_MAX];
-	int fd, ret;
-
-	*out = NULL;
-	ret = join(dir, name, path);
-	if (ret)
-		return ret;
-	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	ret = cache_read_fd(fd, out, len);
-	close(fd);
-	return ret;
-}
-
-int cache_read_fd(int fd, char **out, size_t *len)
+static int read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	char *buf = NULL, *grown;
 	size_t cap = 0, used = 0;
@@ -140,6 +124,8 @@ int cache_read_fd(int fd, char **out, size_t *len)
 		return -errno;
 	if (!S_ISREG(st.st_mode))
 		return -EINVAL;
+	if ((uintmax_t)st.st_size > max)
+		return -EFBIG;
 	for (;;) {
 		ssize_t n;
 
@@ -162,6 +148,10 @@ int cache_read_fd(int fd, char **out, size_t *len)
 		if (n == 0)
 			break;
 		used += (size_t)n;
+		if (used > max) {
+			ret = -EFBIG;
+			goto out;
+		}
 	}
 	buf[used] = '\0';
 	*out = buf;
@@ -172,6 +162,34 @@ int cache_read_fd(int fd, char **out, size_t *len)
 out:
 	free(buf);
 	return ret;
+}
+
+int cache_read(const char *dir, const char *name, char **out, size_t *len)
+{
+	return cache_read_max(dir, name, SIZE_MAX, out, len);
+}
+
+int cache_read_max(const char *dir, const char *name, size_t max, char **out, size_t *len)
+{
+	char path[PATH_MAX];
+	int fd, ret;
+
+	*out = NULL;
+	ret = join(dir, name, path);
+	if (ret)
+		return ret;
+	/* O_NONBLOCK: a FIFO in the file's place must not hang the reader */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	ret = read_fd(fd, max, out, len);
+	close(fd);
+	return ret;
+}
+
+int cache_read_fd(int fd, char **out, size_t *len)
+{
+	return read_fd(fd, SIZE_MAX, out, len);
 }
 
 int cache_remove(const char *dir, const char *name)

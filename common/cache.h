@@ -20,6 +20,8 @@ int cache_write(const char *dir, const char *name, const char *data, size_t len)
 int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode);
 /* Reads dir/name into a malloc'd NUL-terminated buffer; -ENOENT if absent. */
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
+/* The same, -EFBIG when the file holds more than max bytes. */
+int cache_read_max(const char *dir, const char *name, size_t max, char **out, size_t *len);
 /* The same from an open file (a regular one, else -EINVAL); fd stays open. */
 int cache_read_fd(int fd, char **out, size_t *len);
 /* Removes name and the temp file a killed writer left; -ENOENT is success. */
