@@ -31,7 +31,7 @@ static const struct step {
 	int (*run)(struct attach *a, struct cni_err *err);
 	int (*undo)(struct attach *a, struct cni_err *err);
 } steps[] = {
-	{ "save state", save, attach_remove },
+	{ "save state", save, NULL },	/* removed by roll_back, or kept for DEL */
 	{ "apply VF settings", vf_apply, vf_restore },
 	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
 	{ "move the netdev", netdev_to_pod, netdev_to_host },
@@ -41,16 +41,31 @@ static const struct step {
 	{ "build the result", build_result, NULL },
 };
 
-static void roll_back(struct attach *a, int failed)
+/* Undoes steps [0, done) in reverse. When an undo fails the state file (and
+ * the lock file's record of it) stays: it is what the DEL that follows needs
+ * to finish the job (the host MAC, up state, name and VF settings). */
+static void roll_back(struct attach *a, int done, struct cni_err *err)
 {
-	for (int i = failed - 1; i >= 0; i--) {
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	int failed = 0;
+
+	for (int i = done - 1; i >= 0; i--) {
 		struct cni_err undo_err = { 0 };
 
-		if (steps[i].undo && steps[i].undo(a, &undo_err) < 0 && undo_err.code != 0)
+		if (steps[i].undo && steps[i].undo(a, &undo_err) < 0 && undo_err.code != 0) {
 			log_error("rollback of \"%s\" failed: %s", steps[i].what, undo_err.msg);
+			failed++;
+		}
 	}
+	if (!failed) {
+		if (done > 0 && attach_remove(a, err) < 0)
+			log_error("rollback of \"save state\" failed");
+		return;
+	}
+	record_state_name(a->containerid, a->ifname, name, sizeof(name));
+	cni_err_details(err, "rollback incomplete (%d undo steps failed, see the log): state "
+			"%s/%s kept for DEL", failed, a->conf.data_dir, name);
 }
-
 /* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
  * only move the RDMA device and pass its result on. */
 static int detect_chained(struct attach *a, struct cni_err *err)
@@ -83,35 +98,44 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 }
 
 /* The VF in the host while its lock file still names another attachment
- * with a state file: that attachment's undo is unfinished (its pod died
- * without DEL, or its DEL stopped half-way). Its host side is undone first,
- * as its DEL would (its address stays for its own DEL or GC), so this pod
- * gets the VF as it was before the other one, whatever the VF is named now.
- * A VF in a pod (no netdev in the host) is never taken from it here. */
+ * with a state file, in whatever dataDir: that attachment's undo is
+ * unfinished (its pod died without DEL, its DEL stopped half-way, or its
+ * ADD's rollback failed). Its host side is undone first, as its DEL would
+ * (its address stays for its own DEL or GC), so this pod gets the VF as it
+ * was before the other one, whatever the VF is named now. A VF in a pod (no
+ * netdev in the host) is never taken from it here. Only a state file about
+ * this very VF is acted on; a record that does not parse is ignored. */
 static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 			      struct cni_err *err)
 {
-	char own[NETCONF_NAME_MAX + IFNAMSIZ + 8], held[sizeof(own)];
-	char containerid[NETCONF_NAME_MAX], ifname[IFNAMSIZ];
+	struct record_holder h;
 	struct attach *old = NULL;
+	struct link_info link;
 	int ret;
 
-	attach_state_name(a->containerid, a->ifname, own, sizeof(own));
-	if (!a->vf.ifname[0] || attach_owner(a, held, sizeof(held)) <= 0 || !strcmp(held, own) ||
-	    attach_state_split(held, containerid, sizeof(containerid), ifname) < 0)
+	/* sysfs and rtnetlink agree the netdev is in the host */
+	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0)
 		return 0;
-	ret = attach_new_saved(ctx, containerid, ifname, &old, err);
+	ret = attach_holder(a, &h);
+	if (ret < 0)
+		log_warn("VF %s: ignoring the damaged holder record in %s/%s.lock: %s", a->vf.bdf,
+			 ATTACH_LOCK_DIR, a->conf.device_id, strerror(-ret));
+	if (ret < 0 || !h.dir[0] ||
+	    (!strcmp(h.dir, a->conf.data_dir) && !strcmp(h.containerid, a->containerid) &&
+	     !strcmp(h.ifname, a->ifname)))
+		return 0;
+	ret = attach_new_saved(ctx, h.dir, h.containerid, h.ifname, &old, err);
 	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)
 		ret = -ENOENT;		/* that file is about another VF */
 	else if (ret == 0)
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
-		log_info("VF %s: finished the undo of %s:%s, back as %s", a->vf.bdf, containerid,
-			 ifname, old->host_ifname);
+		log_info("VF %s: finished the undo of %s:%s (state in %s), back as %s", a->vf.bdf,
+			 h.containerid, h.ifname, h.dir, old->host_ifname);
 		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
 	} else if (ret != -ENOENT) {
-		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s failed", a->vf.bdf,
-			     containerid, ifname);
+		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s (state in %s) failed",
+			     a->vf.bdf, h.containerid, h.ifname, h.dir);
 	}
 	attach_free(old);
 	return ret == -ENOENT ? 0 : ret;
@@ -154,7 +178,7 @@ int cmd_add(struct plugin_ctx *ctx)
 	for (i = 0; ret == 0 && i < sizeof(steps) / sizeof(steps[0]); i++)
 		ret = steps[i].run(a, &ctx->err);
 	if (ret < 0 && i > 0)
-		roll_back(a, (int)i - 1);
+		roll_back(a, (int)i - 1, &ctx->err);
 	if (ret == 0) {
 		ctx->out = a->out;
 		a->out = NULL;

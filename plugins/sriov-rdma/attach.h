@@ -12,6 +12,7 @@
 #include "link.h"
 #include "plugin.h"
 #include "rdmanl.h"
+#include "record.h"
 #include "result.h"
 #include "sysfs.h"
 
@@ -21,6 +22,7 @@
 #define ATTACH_ALIAS_PREFIX "sriov-rdma:"
 
 struct attach {
+	char network[NETCONF_NAME_MAX];	/* the config's name; "" in a state file of an earlier version */
 	char containerid[NETCONF_NAME_MAX];
 	char ifname[IFNAMSIZ];
 	char netns[PATH_MAX];		/* "" when unknown (DEL may have none) */
@@ -61,11 +63,11 @@ struct attach {
 
 /* Allocates, parses env/args/config; handles closed. */
 int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err *err);
-/* Another attachment, (containerid, ifname), from its state file in the
- * caller's dataDir, its device taken from the file: what GC and ADD undo on
- * others' behalf. -ENOENT when there is no such file. */
-int attach_new_saved(const struct plugin_ctx *ctx, const char *containerid, const char *ifname,
-		     struct attach **out, struct cni_err *err);
+/* Another attachment, (containerid, ifname), from its state file in dir,
+ * its device taken from the file: what GC and ADD undo on others' behalf.
+ * -ENOENT when there is no such file (or it does not read). */
+int attach_new_saved(const struct plugin_ctx *ctx, const char *dir, const char *containerid,
+		     const char *ifname, struct attach **out, struct cni_err *err);
 /* Sets the attachment's identity (from the env, or from a state file for GC). */
 void attach_set_id(struct attach *a, const char *containerid, const char *ifname,
 		   const char *netns);
@@ -74,9 +76,12 @@ void attach_free(struct attach *a);
 /* Opens the host netns/rtnetlink socket and, when the path exists, the pod's.
  * missing_ok: a pod netns that is gone leaves pod_ns -1 (DEL) instead of failing. */
 int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err);
-/* The per-VF lock: a late DEL of an old pod and the ADD of a new pod that
- * got the same VF run one after the other, never interleaved. Waits up to
- * wait_ms (ATTACH_LOCK_WAIT_MS for ADD and DEL); -ETIMEDOUT after. */
+/* The per-VF lock, node-wide: ATTACH_LOCK_DIR/<deviceID>.lock for every
+ * network and dataDir, so a late DEL of an old pod and the ADD of a new pod
+ * that got the same VF, in whatever network, run one after the other, never
+ * interleaved. Waits up to wait_ms (ATTACH_LOCK_WAIT_MS for ADD and DEL);
+ * -ETIMEDOUT after. The doctor looks here too. */
+#define ATTACH_LOCK_DIR "/run/sriov-rdma/locks"
 #define ATTACH_LOCK_WAIT_MS 30000
 int attach_lock(struct attach *a, int wait_ms, struct cni_err *err);
 
@@ -86,16 +91,14 @@ int attach_alias(const struct attach *a, char out[LINK_ALIAS_MAX]);
 int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
 		       size_t size);
 
-/* The state name of the attachment that holds the VF (saved under the VF
- * lock), "" when none: read from the lock file (length, or -errno). */
-int attach_owner(const struct attach *a, char *name, size_t size);
-/* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent.
- * save records the attachment as the VF's holder in the lock file; remove
- * clears that when it names this attachment. */
+/* The attachment that holds the VF (its state file, saved under the VF
+ * lock), read from the lock file: h->dir "" when none. -EBADMSG when the
+ * lock file holds anything its writer cannot have written. */
+int attach_holder(const struct attach *a, struct record_holder *h);
+/* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent
+ * (and, with a warning, when it does not read). save records the attachment
+ * as the VF's holder in the lock file; remove clears that when it names this
+ * attachment. */
 int attach_save(const struct attach *a, struct cni_err *err);
 int attach_load(struct attach *a, struct cni_err *err);
 int attach_remove(struct attach *a, struct cni_err *err);
-/* Builds the state file name for (containerid, ifname), and splits one
- * (-EINVAL for other files). */
-void attach_state_name(const char *containerid, const char *ifname, char *out, size_t size);
-int attach_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ]);

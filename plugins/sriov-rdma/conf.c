@@ -344,6 +344,9 @@ static int parse_own_keys(const cJSON *root, struct conf *c, struct cni_err *err
 	/* the paths are judged by confpath_check where they are opened */
 	if (!c->data_dir[0])
 		snprintf(c->data_dir, sizeof(c->data_dir), "%s", CONF_DEFAULT_DATA_DIR);
+	/* one spelling per directory: the VF lock file names state files by it */
+	for (size_t n = strlen(c->data_dir); n > 1 && c->data_dir[n - 1] == '/'; n--)
+		c->data_dir[n - 1] = '\0';
 	return 0;
 }
 

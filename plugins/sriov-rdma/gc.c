@@ -26,14 +26,25 @@ static bool is_valid(const struct cni_netconf *nc, const char *containerid, cons
  * rather than wait for it and undo what the runtime is creating. */
 #define GC_LOCK_WAIT_MS 100
 
-/* One stale attachment, with the device from its own state file. */
-static int collect(struct plugin_ctx *ctx, const char *containerid, const char *ifname)
+/* One attachment not in valid-attachments, with the device from its own
+ * state file: undone when the file says it is of this GC's network. A file
+ * of another network sharing the dataDir, or of an earlier version (no
+ * network recorded: it could be any network's), is left alone; its DEL
+ * still removes it. */
+static int collect(struct plugin_ctx *ctx, const struct conf *conf, const char *containerid,
+		   const char *ifname)
 {
 	struct cni_err err = { 0 };
 	struct attach *a = NULL;
 	int ret;
 
-	ret = attach_new_saved(ctx, containerid, ifname, &a, &err);
+	ret = attach_new_saved(ctx, conf->data_dir, containerid, ifname, &a, &err);
+	if (ret == 0 && strcmp(a->network, conf->net.name)) {
+		if (!a->network[0])
+			log_info("gc: %s:%s in %s records no network (an earlier version's): left "
+				 "for its DEL", containerid, ifname, conf->data_dir);
+		ret = -ENOENT;
+	}
 	if (ret == 0)
 		ret = attach_lock(a, GC_LOCK_WAIT_MS, &err);
 	if (ret == -ETIMEDOUT) {
@@ -65,9 +76,9 @@ static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
 		return ret;
 	}
 	for (size_t i = 0; i < n; i++) {
-		if (attach_state_split(names[i], containerid, sizeof(containerid), ifname) == 0 &&
+		if (record_state_split(names[i], containerid, sizeof(containerid), ifname) == 0 &&
 		    !is_valid(&conf->net, containerid, ifname) &&
-		    collect(ctx, containerid, ifname) < 0)
+		    collect(ctx, conf, containerid, ifname) < 0)
 			failed++;
 		free(names[i]);
 	}

@@ -41,6 +41,10 @@ int netdev_find_host(struct attach *a, struct cni_err *err)
 	int ret;
 
 	ret = link_get_by_name(a->host_nl, a->vf.ifname, &link);
+	/* sysfs named it a moment ago: it has just been moved into a pod */
+	if (ret == -ENODEV)
+		cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s netdev %s is no longer in the host "
+			    "netns: another pod holds it", a->vf.bdf, a->vf.ifname);
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_DEVICE, "VF %s netdev %s: %s", a->vf.bdf, a->vf.ifname,
 			    strerror(-ret));

@@ -60,6 +60,7 @@ t_cleanup() {
 	for ((i = ${#T_NETNS[@]} - 1; i >= 0; i--)); do
 		ip netns del "${T_NETNS[i]}" 2>/dev/null
 	done
+	[ -z "${FX_PCI:-}" ] || rm -f "$T_LOCK_DIR/${FX_PCI%:*}:"*.lock
 	rm -rf "$TMP"
 }
 
@@ -139,7 +140,11 @@ pod_new() {
 # reports no VF info, as a veth does.
 
 FX=
-FX_PCI=0000:3b
+# The VF locks are node-wide (T_LOCK_DIR, named by PCI address): each run
+# has a PCI domain of its own, from its pid, so parallel runs never share a
+# lock; cleanup removes the run's lock files.
+T_LOCK_DIR=/run/sriov-rdma/locks
+FX_PCI=$(printf '%04x:3b' $((0x1000 + $$ % 0xefff)))
 # fx_bus P [VAR]: "domain:bus" of PF P (FX_PCI's bus + P), printed or put in VAR.
 fx_bus() {
 	printf -v "${2:-REPLY}" '%s:%02x' "${FX_PCI%:*}" $(((16#${FX_PCI#*:} + $1) % 256))

@@ -2,12 +2,13 @@
 /* `sriov-rdma-doctor node`: the host's RDMA mode, PFs and VFs, attachments, IPAM stores. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include "attach.h"
+#include "cache.h"
 #include "conf.h"
 #include "conffiles.h"
 #include "node.h"
-
-#define NODE_LOCK_DIR "/run/sriov-rdma/locks"
 
 static void add_data_dir(struct node *n, const char *dir)
 {
@@ -36,15 +37,20 @@ static void find_data_dirs(struct node *n)
 	}
 }
 
-int node_lock_dirs(const struct node *n, char dirs[][PATH_MAX], int max)
+int node_lock_holder(const char *lock_name, struct record_holder *h)
 {
-	int count = 0;
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
 
-	snprintf(dirs[count++], PATH_MAX, "%s", NODE_LOCK_DIR);
-	for (int i = 0; i < n->n_data_dirs && count < max; i++)
-		if (snprintf(dirs[count], PATH_MAX, "%s/locks", n->data_dirs[i]) < PATH_MAX)
-			count++;
-	return count;
+	memset(h, 0, sizeof(*h));
+	ret = cache_read_max(ATTACH_LOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
+	if (ret == 0)
+		ret = record_holder_parse(text, len, h);
+	else if (ret == -EFBIG || ret == -EINVAL)
+		ret = -EBADMSG;
+	free(text);
+	return ret;
 }
 
 static const struct {

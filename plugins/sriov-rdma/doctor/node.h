@@ -7,6 +7,7 @@
 #include <cjson/cJSON.h>
 #include "doctor.h"
 #include "link.h"
+#include "record.h"
 
 struct node {
 	const struct doctor_opts *o;
@@ -19,6 +20,7 @@ struct node {
 	cJSON *confs;			/* conffiles_load of the conf dir */
 };
 
-/* The VF lock directories to look in: the node-wide one and each dataDir's
- * (where locks lived before they were node-wide). */
-int node_lock_dirs(const struct node *n, char dirs[][PATH_MAX], int max);
+/* The holder a VF lock file (<deviceID>.lock in ATTACH_LOCK_DIR, the
+ * plugin's node-wide lock dir) records: h->dir "" when none; -ENOENT when
+ * there is no such file, -EBADMSG when it is damaged. */
+int node_lock_holder(const char *lock_name, struct record_holder *h);

@@ -190,7 +190,7 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 
 	cache_list(dir, ".json", &names, &count);
 	for (size_t i = 0; i < count; i++) {
-		if (attach_state_split(names[i], cid, sizeof(cid), ifname) == 0) {
+		if (record_state_split(names[i], cid, sizeof(cid), ifname) == 0) {
 			check_state(n, dir, cid, ifname, r);
 			found++;
 		}
@@ -200,53 +200,58 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 	return found;
 }
 
+/* What a lock file says of its holder, for messages. */
+static void show_holder(const char *name, char *out, size_t size)
+{
+	struct record_holder h;
+	int ret = node_lock_holder(name, &h);
+
+	if (ret == 0 && h.dir[0])
+		snprintf(out, size, "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);
+	else
+		snprintf(out, size, "%s", ret == 0 ? "(no record)" : "(damaged record)");
+}
+
 /* One lock file: WARN when a process holds it (/proc/locks, so the doctor
  * itself never takes a lock an ADD could wait for). */
-static bool check_lock(const char *dir, const char *name, const char *locks, struct report *r)
+static bool check_lock(const char *name, const char *locks, struct report *r)
 {
-	char path[PATH_MAX], comm[64] = "?", subject[64], *text = NULL;
+	char path[PATH_MAX], comm[64] = "?", subject[64], holder[RECORD_HOLDER_MAX + 32];
 	struct stat st;
 	pid_t pid;
 
-	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path) || stat(path, &st) < 0 ||
+	if (snprintf(path, sizeof(path), "%s/%s", ATTACH_LOCK_DIR, name) >= (int)sizeof(path) ||
+	    stat(path, &st) < 0 ||
 	    procfs_lock_holder(locks, major(st.st_dev), minor(st.st_dev), st.st_ino, &pid) < 0)
 		return false;
 	snprintf(path, sizeof(path), "/proc/%d/comm", (int)pid);
 	sysfs_read_attr(path, comm, sizeof(comm));
-	cache_read(dir, name, &text, NULL);
+	show_holder(name, holder, sizeof(holder));
 	snprintf(subject, sizeof(subject), "%.*s", (int)(strlen(name) - 5), name);
 	report_add(r, REPORT_WARN, "vf-lock", subject, "an ADD, DEL or its IPAM plugin is at work; "
 		   "if the lock stays held, that process is stuck: look at it",
-		   "held by pid %d (%s) for %s", (int)pid, comm, text && text[0] ? text : "(no record)");
-	free(text);
+		   "held by pid %d (%s) for %s", (int)pid, comm, holder);
 	return true;
 }
 
-static void check_locks(struct node *n, struct report *r)
+static void check_locks(struct report *r)
 {
-	char dirs[DOCTOR_MAX_DIRS + 1][PATH_MAX];
-	int ndirs = node_lock_dirs(n, dirs, DOCTOR_MAX_DIRS + 1);
-	char *locks = NULL;
-	size_t files = 0, held = 0;
+	char *locks = NULL, **names = NULL;
+	size_t count = 0, held = 0;
 
 	if (cache_read("/proc", "locks", &locks, NULL) < 0) {
 		report_add(r, REPORT_WARN, "vf-locks", "node", "mount /proc", "cannot read /proc/locks");
 		return;
 	}
-	for (int d = 0; d < ndirs; d++) {
-		char **names = NULL;
-		size_t count = 0;
-
-		cache_list(dirs[d], ".lock", &names, &count);
-		for (size_t i = 0; i < count; i++) {
-			held += check_lock(dirs[d], names[i], locks, r);
-			free(names[i]);
-		}
-		files += count;
-		free(names);
+	cache_list(ATTACH_LOCK_DIR, ".lock", &names, &count);
+	for (size_t i = 0; i < count; i++) {
+		held += check_lock(names[i], locks, r);
+		free(names[i]);
 	}
+	free(names);
 	free(locks);
-	report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files, %zu held", files, held);
+	report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files in %s, %zu held",
+		   count, ATTACH_LOCK_DIR, held);
 }
 
 void node_attach_checks(struct node *n, struct report *r)
@@ -259,5 +264,5 @@ void node_attach_checks(struct node *n, struct report *r)
 	if (!states)
 		report_add(r, REPORT_OK, "attach", "node", NULL, "no attachment state in %d dataDirs",
 			   n->n_data_dirs);
-	check_locks(n, r);
+	check_locks(r);
 }

@@ -163,26 +163,10 @@ static void check_driver(struct vf *v, struct report *r)
 		report_add(r, REPORT_OK, "vf-driver", v->sys.bdf, NULL, "%s", v->sys.driver);
 }
 
-/* The attachment a VF's lock file names (what holds the VF), "" when none. */
-static void lock_holder(const struct node *n, const char *bdf, char *out, size_t size)
-{
-	char dirs[DOCTOR_MAX_DIRS + 1][PATH_MAX], name[SYSFS_BDF_MAX + 8];
-	int count = node_lock_dirs(n, dirs, DOCTOR_MAX_DIRS + 1);
-	char *text = NULL;
-
-	out[0] = '\0';
-	snprintf(name, sizeof(name), "%s.lock", bdf);
-	for (int i = 0; i < count && !out[0]; i++) {
-		if (cache_read(dirs[i], name, &text, NULL) == 0)
-			snprintf(out, size, "%s", text);
-		free(text);
-		text = NULL;
-	}
-}
-
 static void check_netdev(struct vf *v, struct report *r)
 {
-	char holder[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	char name[SYSFS_BDF_MAX + 8];
+	struct record_holder h;
 
 	if (userspace_driver(v->sys.driver))
 		return;
@@ -193,10 +177,10 @@ static void check_netdev(struct vf *v, struct report *r)
 			   " under its pod name (see vf-parked)");
 		return;
 	}
-	lock_holder(v->node, v->sys.bdf, holder, sizeof(holder));
-	if (holder[0])
-		report_add(r, REPORT_OK, "vf-netdev", v->sys.bdf, NULL, "in a pod: attachment %.*s",
-			   (int)(strlen(holder) > 5 ? strlen(holder) - 5 : strlen(holder)), holder);
+	snprintf(name, sizeof(name), "%s.lock", v->sys.bdf);
+	if (node_lock_holder(name, &h) == 0 && h.dir[0])
+		report_add(r, REPORT_OK, "vf-netdev", v->sys.bdf, NULL, "in a pod: attachment "
+			   "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);
 	else
 		report_add(r, REPORT_WARN, "vf-netdev", v->sys.bdf, "if no pod holds it through "
 			   "another plugin (sriov-cni), rebind the VF to its driver",

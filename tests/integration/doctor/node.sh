@@ -140,14 +140,14 @@ is "$RC" 0 "DEL of the dead pod"
 healthy "after DEL"
 
 # ---- a VF lock held ------------------------------------------------------------------
-mkdir -p "$TMP/state/locks"
-printf '%s' "someone:net1.json" >"$TMP/state/locks/${FX_VF_BDF[1]}.lock"
+mkdir -p "$T_LOCK_DIR"
+printf '%s' "$TMP/state/someone:net1.json" >"$T_LOCK_DIR/${FX_VF_BDF[1]}.lock"
 # one process holds it, as an ADD does (flock(1) would leave its child holding it)
 python3 -c 'import fcntl, sys, time
 f = open(sys.argv[1], "r+")
 fcntl.flock(f, fcntl.LOCK_EX)
 print("locked", flush=True)
-time.sleep(600)' "$TMP/state/locks/${FX_VF_BDF[1]}.lock" >"$TMP/holder.out" &
+time.sleep(600)' "$T_LOCK_DIR/${FX_VF_BDF[1]}.lock" >"$TMP/holder.out" &
 holder=$!
 T_AT_EXIT+=("pid_kill $holder")
 for _ in $(seq 100); do
@@ -155,7 +155,7 @@ for _ in $(seq 100); do
 	sleep 0.05
 done
 doctor "${NODE[@]}"
-expect "a held VF lock" vf-lock "${FX_VF_BDF[1]}" WARN "for someone:net1.json" "that process is stuck"
+expect "a held VF lock" vf-lock "${FX_VF_BDF[1]}" WARN "for someone:net1 (state in $TMP/state)" "that process is stuck"
 like "$(check vf-lock "${FX_VF_BDF[1]}")" "held by pid $holder (python3)" "a held VF lock: names the holder's pid"
 is "$(not_ok | jq -r .check)" vf-lock "a held VF lock: the only finding"
 pid_kill "$holder"

@@ -27,7 +27,7 @@ pod_die "${pods[0]}"
 gc=$(conf 1.1.0 | jq -c --arg c "${cid[1]}" \
 	'.["cni.dev/valid-attachments"] = [{containerID: $c, ifname: "net1"}]')
 # An ADD or DEL holding the stale attachment's VF: GC leaves it for later.
-lock=$TMP/state/locks/${FX_VF_BDF[0]}.lock
+lock=$T_LOCK_DIR/${FX_VF_BDF[0]}.lock
 (exec 9>"$lock" && flock 9 && exec sleep 30) &
 holder=$!
 until ! flock -n "$lock" true; do sleep 0.05; done

@@ -70,7 +70,7 @@ c=$(conf 1.0.0 '.rdma = false')
 pod_new
 cni ADD "$c"
 is "$(jout .code)" 104 "PF refusing: pod B's ADD fails (104)"
-like "$(jout .msg)" "the unfinished undo of $a_cid:$IFNAME failed" "PF refusing: the error names the dead pod"
+like "$(jout .msg)" "the unfinished undo of $a_cid:$IFNAME (state in $TMP/state) failed" "PF refusing: the error names the dead pod"
 ok "PF refusing: the dead pod's state is kept for a retry" state_holds "$a_cid"
 is "$(link_field "$(vf_link 0)" '.ifalias // ""')" "" "PF refusing: the VF carries no alias any more"
 sim lacks

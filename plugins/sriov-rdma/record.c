@@ -1,0 +1,286 @@
+// SPDX-License-Identifier: Apache-2.0
+/* An attachment's on-disk records without I/O: its state file and its VF lock file's holder line. */
+#include <errno.h>
+#include <limits.h>
+#include <stddef.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cjson/cJSON.h>
+
+#include "attach.h"
+#include "record.h"
+
+void record_state_name(const char *containerid, const char *ifname, char *out, size_t size)
+{
+	/* ':' is in neither a containerID nor an ifname: the name is unambiguous. */
+	snprintf(out, size, "%s:%s.json", containerid, ifname);
+}
+
+int record_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ])
+{
+	static const char suffix[] = ".json";
+	const char *colon = strchr(name, ':');
+	size_t stem = strlen(name), id_len, ifname_len;
+
+	if (!colon || stem < sizeof(suffix) || strcmp(name + stem - strlen(suffix), suffix))
+		return -EINVAL;
+	stem -= strlen(suffix);
+	id_len = (size_t)(colon - name);
+	if (id_len >= stem)
+		return -EINVAL;
+	ifname_len = stem - id_len - 1;
+	if (id_len >= size || ifname_len >= IFNAMSIZ)
+		return -EINVAL;
+	snprintf(containerid, size, "%.*s", (int)id_len, name);
+	snprintf(ifname, IFNAMSIZ, "%.*s", (int)ifname_len, colon + 1);
+	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
+}
+
+enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC };
+
+/* What a string field may hold, beyond fitting its buffer. */
+enum check { C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE, C_NATURAL };
+
+/* What the state file holds: the host-side facts DEL restores, and the
+ * network GC is scoped to (absent in files of earlier versions). */
+static const struct field {
+	const char *key;
+	enum kind kind;
+	enum check check;
+	bool optional;
+	size_t off;
+	size_t size;
+} fields[] = {
+#define F(key, kind, check, member) { key, kind, check, false, offsetof(struct attach, member), \
+				      sizeof(((struct attach *)0)->member) }
+	{ "network", K_STR, C_ID, true, offsetof(struct attach, network),
+	  sizeof(((struct attach *)0)->network) },
+	F("containerID", K_STR, C_ID, containerid),
+	F("ifname", K_STR, C_IFNAME, ifname),
+	F("netns", K_STR, C_PATH_OR_NONE, netns),
+	F("deviceID", K_STR, C_DEVICE, vf.bdf),
+	F("hostIfname", K_STR, C_IFNAME_OR_NONE, host_ifname),
+	F("hostAlias", K_STR, C_ANY, host_alias),
+	F("hostMac", K_MAC, C_ANY, host_mac),
+	F("hostUp", K_BOOL, C_ANY, host_up),
+	F("chained", K_BOOL, C_ANY, chained),
+	F("vfIndex", K_INT, C_NATURAL, vf.vf_index),
+	F("vfChanged", K_U32, C_ANY, vf_changed),
+	F("vfMac", K_MAC, C_ANY, vf_orig.mac),
+	F("vfVlan", K_INT, C_ANY, vf_orig.vlan),
+	F("vfQos", K_INT, C_ANY, vf_orig.qos),
+	F("vfVlanProto", K_INT, C_ANY, vf_orig.vlan_proto),
+	F("vfSpoofchk", K_INT, C_ANY, vf_orig.spoofchk),
+	F("vfTrust", K_INT, C_ANY, vf_orig.trust),
+	F("vfLinkState", K_INT, C_ANY, vf_orig.link_state),
+	F("vfMinTxRate", K_U32, C_ANY, vf_orig.min_tx_rate),
+	F("vfMaxTxRate", K_U32, C_ANY, vf_orig.max_tx_rate),
+	F("hasRdma", K_BOOL, C_ANY, has_rdma),
+	F("rdmaName", K_STR, C_ANY, rdma_name),
+	F("rdmaIndex", K_U32, C_ANY, rdma_index),
+#undef F
+};
+
+static cJSON *field_to_json(const struct field *f, const char *p)
+{
+	char mac[18];
+
+	switch (f->kind) {
+	case K_STR:
+		return cJSON_CreateString(p);
+	case K_INT:
+		return cJSON_CreateNumber(*(const int *)p);
+	case K_BOOL:
+		return cJSON_CreateBool(*(const bool *)p);
+	case K_U32:
+		return cJSON_CreateNumber(*(const uint32_t *)p);
+	case K_MAC:
+		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", (uint8_t)p[0],
+			 (uint8_t)p[1], (uint8_t)p[2], (uint8_t)p[3], (uint8_t)p[4],
+			 (uint8_t)p[5]);
+		return cJSON_CreateString(mac);
+	}
+	return NULL;
+}
+
+char *record_state_encode(const struct attach *a)
+{
+	cJSON *root = cJSON_CreateObject();
+	char *text = NULL;
+
+	for (size_t i = 0; root && i < sizeof(fields) / sizeof(fields[0]); i++) {
+		cJSON *v = field_to_json(&fields[i], (const char *)a + fields[i].off);
+
+		if (!v || !cJSON_AddItemToObject(root, fields[i].key, v)) {
+			cJSON_Delete(v);
+			goto out;
+		}
+	}
+	text = root ? cJSON_PrintUnformatted(root) : NULL;
+out:
+	cJSON_Delete(root);
+	return text;
+}
+
+static bool string_ok(enum check c, const char *s)
+{
+	switch (c) {
+	case C_ID:
+		return env_valid_id(s);
+	case C_IFNAME:
+		return env_valid_ifname(s);
+	case C_IFNAME_OR_NONE:
+		return !s[0] || env_valid_ifname(s);
+	case C_DEVICE:
+		return sysfs_valid_bdf(s) || sysfs_valid_aux_id(s);
+	case C_PATH_OR_NONE:
+		return !s[0] || s[0] == '/';
+	default:
+		return true;
+	}
+}
+
+/* A JSON number that is an integer in [min, max] (checked before any cast:
+ * a cast of 1e300 to int is undefined). */
+static int whole(const cJSON *v, double min, double max, double *out)
+{
+	double d;
+
+	if (!cJSON_IsNumber(v))
+		return -EBADMSG;
+	d = v->valuedouble;
+	if (!(d >= min && d <= max) || d != (double)(long long)d)
+		return -EBADMSG;
+	*out = d;
+	return 0;
+}
+
+static int field_from_json(const struct field *f, const cJSON *v, char *p)
+{
+	double d;
+
+	switch (f->kind) {
+	case K_BOOL:
+		if (!cJSON_IsBool(v))
+			return -EBADMSG;
+		*(bool *)p = cJSON_IsTrue(v);
+		return 0;
+	case K_STR:
+		if (!cJSON_IsString(v) || strlen(v->valuestring) >= f->size ||
+		    !string_ok(f->check, v->valuestring))
+			return -EBADMSG;
+		memcpy(p, v->valuestring, strlen(v->valuestring) + 1);
+		return 0;
+	case K_MAC:
+		if (!cJSON_IsString(v) || strlen(v->valuestring) != 17 ||
+		    conf_parse_mac(v->valuestring, (uint8_t *)p) < 0)
+			return -EBADMSG;
+		return 0;
+	case K_INT:
+		if (whole(v, f->check == C_NATURAL ? 0 : INT_MIN, INT_MAX, &d) < 0)
+			return -EBADMSG;
+		*(int *)p = (int)d;
+		return 0;
+	case K_U32:
+		if (whole(v, 0, UINT32_MAX, &d) < 0)
+			return -EBADMSG;
+		*(uint32_t *)p = (uint32_t)d;
+		return 0;
+	}
+	return -EBADMSG;
+}
+
+int record_state_decode(const char *text, size_t len, struct attach *a)
+{
+	struct attach *scratch = NULL;
+	cJSON *root = NULL;
+	int ret = -EBADMSG;
+
+	if (len > RECORD_STATE_MAX || strlen(text) != len)
+		return -EBADMSG;
+	root = cJSON_ParseWithOpts(text, NULL, true);
+	if (!cJSON_IsObject(root))
+		goto out;
+	/* Fields land in a scratch copy so a bad file changes nothing. */
+	scratch = malloc(sizeof(*scratch));
+	if (!scratch) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	memcpy(scratch, a, sizeof(*a));
+	scratch->network[0] = '\0';
+	ret = 0;
+	for (size_t i = 0; ret == 0 && i < sizeof(fields) / sizeof(fields[0]); i++) {
+		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, fields[i].key);
+
+		if (v)
+			ret = field_from_json(&fields[i], v, (char *)scratch + fields[i].off);
+		else if (!fields[i].optional)
+			ret = -EBADMSG;
+	}
+	if (ret == 0)
+		memcpy(a, scratch, sizeof(*a));
+out:
+	free(scratch);
+	cJSON_Delete(root);
+	return ret;
+}
+
+/* What the holder line's directory may be: what a dataDir config can name
+ * and nothing that leaves it. */
+static bool dir_ok(const char *dir, size_t len)
+{
+	if (len == 0 || dir[0] != '/' || len >= PATH_MAX)
+		return false;
+	for (size_t i = 0; i < len; i++)
+		if (dir[i] <= ' ' || dir[i] > '~')
+			return false;
+	for (const char *c = dir; c < dir + len;) {
+		const char *next = memchr(c + 1, '/', (size_t)(dir + len - c - 1));
+		size_t n = (size_t)((next ? next : dir + len) - c - 1);
+
+		/* c points at a '/': the component is c+1 .. next */
+		if (n == 0 || (n == 1 && c[1] == '.') || (n == 2 && c[1] == '.' && c[2] == '.'))
+			return false;
+		c = next ? next : dir + len;
+	}
+	return true;
+}
+
+int record_holder_format(const char *dir, const char *containerid, const char *ifname,
+			 char out[RECORD_HOLDER_MAX])
+{
+	if (!dir_ok(dir, strlen(dir)))
+		return -EINVAL;
+	if (snprintf(out, RECORD_HOLDER_MAX, "%s/%s:%s.json", dir, containerid, ifname) >=
+	    RECORD_HOLDER_MAX)
+		return -ENAMETOOLONG;
+	return 0;
+}
+
+int record_holder_parse(const char *text, size_t len, struct record_holder *h)
+{
+	char name[NAME_MAX + 1];
+	const char *slash;
+	size_t dir_len;
+
+	memset(h, 0, sizeof(*h));
+	if (len == 0)
+		return 0;
+	if (strnlen(text, len) != len || len >= RECORD_HOLDER_MAX)
+		return -EBADMSG;
+	slash = memrchr(text, '/', len);
+	if (!slash || (size_t)(text + len - slash - 1) > NAME_MAX)
+		return -EBADMSG;
+	dir_len = (size_t)(slash - text);
+	snprintf(name, sizeof(name), "%.*s", (int)(text + len - slash - 1), slash + 1);
+	if (!dir_ok(text, dir_len) ||
+	    record_state_split(name, h->containerid, sizeof(h->containerid), h->ifname) < 0) {
+		memset(h, 0, sizeof(*h));
+		return -EBADMSG;
+	}
+	memcpy(h->dir, text, dir_len);
+	h->dir[dir_len] = '\0';
+	return 0;
+}
