@@ -110,8 +110,12 @@ char *record_state_encode(const struct attach *a)
 	char *text = NULL;
 
 	for (size_t i = 0; root && i < sizeof(fields) / sizeof(fields[0]); i++) {
-		cJSON *v = field_to_json(&fields[i], (const char *)a + fields[i].off);
+		const char *p = (const char *)a + fields[i].off;
+		cJSON *v;
 
+		if (fields[i].optional && !p[0])
+			continue;	/* an earlier version's record stays one */
+		v = field_to_json(&fields[i], p);
 		if (!v || !cJSON_AddItemToObject(root, fields[i].key, v)) {
 			cJSON_Delete(v);
 			goto out;

@@ -260,6 +260,33 @@ START_TEST(test_read_not_regular)
 }
 END_TEST
 
+/* A FIFO in a file's place is refused, not waited on for a writer. */
+START_TEST(test_read_fifo)
+{
+	char path[128], *data = NULL;
+
+	sub(path, sizeof(path), "fifo");
+	ck_assert_int_eq(mkfifo(path, 0600), 0);
+	ck_assert_int_eq(cache_read(root, "fifo", &data, NULL), -EINVAL);
+	ck_assert_ptr_null(data);
+}
+END_TEST
+
+START_TEST(test_read_max)
+{
+	char *data = NULL;
+	size_t len = 0;
+
+	ck_assert_int_eq(cache_write(root, "f", "0123456789", 10), 0);
+	ck_assert_int_eq(cache_read_max(root, "f", 9, &data, &len), -EFBIG);
+	ck_assert_ptr_null(data);
+	ck_assert_int_eq(cache_read_max(root, "f", 10, &data, &len), 0);
+	ck_assert_str_eq(data, "0123456789");
+	ck_assert_uint_eq(len, 10);
+	free(data);
+}
+END_TEST
+
 START_TEST(test_remove)
 {
 	char *data;
@@ -345,6 +372,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_symlink_refused);
 	tcase_add_test(tc, test_dir_symlink_refused);
 	tcase_add_test(tc, test_read_not_regular);
+	tcase_add_test(tc, test_read_fifo);
+	tcase_add_test(tc, test_read_max);
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_killed_writer);
 	tcase_add_test(tc, test_list);

@@ -65,7 +65,7 @@ in_use() {
 # shared dataDir made an earlier version's: the GCs of rail1-4 see it.
 declare -A addr
 pod_new
-A_POD=$POD A_CID=$CID A_NETNS=$NETNS
+A_POD=$POD A_CID=$CID
 for ((k = 1; k <= N; k++)); do
 	IFNAME=net$k cni ADD "$(rail "$k" $((k - 1)))"
 	is "$RC" 0 "pod A: ADD of net$k in rail$k" || diag "$OUT"
@@ -94,7 +94,7 @@ for ((k = 1; k <= N; k++)); do
 	valid=[]
 	[ "$k" -eq 1 ] && valid=$(jq -nc --arg c "$B_CID" '[{containerID: $c, ifname: "net1"}]')
 	gc=$(rail "$k" 0 | jq -c --argjson v "$valid" 'del(.deviceID) | .["cni.dev/valid-attachments"] = $v')
-	CID= NETNS= IFNAME= cni GC "$gc"
+	CID='' NETNS='' IFNAME='' cni GC "$gc"
 	is "$RC" 0 "$ctx succeeds" || diag "$(cat "$TMP/stderr")"
 	is "$(vf_link $((k - 1)) "$A_POD")" "" "$ctx: pod A's net$k left the pod"
 	l=$(vf_link $((k - 1)))

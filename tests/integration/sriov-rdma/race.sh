@@ -19,6 +19,7 @@ net_conf() {
 # add_bg N: ADD of network N for pod N, in the background; its output and
 # exit status land in $TMP/out-N and $TMP/rc-N.
 add_bg() {
+	# shellcheck disable=SC2030 # the subshell's own pod
 	(
 		CID=${cid[$1]} NETNS=/run/netns/${pod[$1]} POD=${pod[$1]}
 		cni ADD "${c[$1]}"
@@ -39,6 +40,7 @@ for round in 1 2 3 4; do
 	ctx="round $round"
 	for n in a b; do
 		pod_new
+		# shellcheck disable=SC2031 # set by pod_new here, not in add_bg
 		cid[$n]=$CID pod[$n]=$POD
 		rm -f "$TMP/out-$n" "$TMP/rc-$n"
 	done

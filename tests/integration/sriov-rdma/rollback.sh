@@ -9,6 +9,7 @@ fx_setup --vfs 2 --vf-info
 
 # The IPAM plugin fails its ADD after running FAULT (the fault in the undo
 # path it sets up for the rollback); its DEL succeeds.
+# shellcheck disable=SC2016 # the plugin's shell expands it
 fake_ipam faultipam 'if [ "$CNI_COMMAND" = ADD ]; then
 	sh -c "$FAULT" >&2
 	echo "{\"cniVersion\": \"1.0.0\", \"code\": 11, \"msg\": \"no luck today\"}"

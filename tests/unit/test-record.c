@@ -1,0 +1,192 @@
+// SPDX-License-Identifier: Apache-2.0
+/* Unit tests for record.c: state files and lock holder lines read back strictly, an earlier version's state taken. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "attach.h"
+#include "record.h"
+#include "unit.h"
+
+/* What ADD writes for a VF with a VLAN, as JSON with ' for ". */
+#define STATE_TAIL "'containerID':'c1','ifname':'net1','netns':'/run/netns/p'," \
+	"'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01'," \
+	"'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00'," \
+	"'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0," \
+	"'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1'"
+#define STATE_HEAD "{'network':'rail1'," STATE_TAIL
+#define STATE STATE_HEAD ",'rdmaIndex':2}"
+
+struct state_case {
+	const char *name;
+	const char *text;	/* ' for " */
+	int ret;
+	const char *network;	/* when taken */
+};
+
+static const struct state_case state_cases[] = {
+	{ "what ADD writes", STATE, 0, "rail1" },
+	{ "an earlier version's: no network", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}", 0, "" },
+	{ "a later version's key is left alone", STATE_HEAD ",'rdmaIndex':2,'newKey':[1]}", 0, "rail1" },
+	{ "empty", "", -EBADMSG, NULL },
+	{ "cut", STATE_HEAD, -EBADMSG, NULL },
+	{ "not an object", "[1]", -EBADMSG, NULL },
+	{ "a field missing", STATE_HEAD "}", -EBADMSG, NULL },
+	{ "bytes after the object", STATE " x", -EBADMSG, NULL },
+	{ "a number as a string", STATE_HEAD ",'rdmaIndex':'2'}", -EBADMSG, NULL },
+	{ "a fraction", STATE_HEAD ",'rdmaIndex':2.5}", -EBADMSG, NULL },
+	{ "past u32", STATE_HEAD ",'rdmaIndex':4294967296}", -EBADMSG, NULL },
+	{ "negative u32", STATE_HEAD ",'rdmaIndex':-1}", -EBADMSG, NULL },
+	{ "1e300", STATE_HEAD ",'rdmaIndex':1e300}", -EBADMSG, NULL },
+	{ "an invalid network", "{'network':'../x'," STATE_TAIL ",'rdmaIndex':2}", -EBADMSG, NULL },
+	{ "an empty network", "{'network':''," STATE_TAIL ",'rdmaIndex':2}", -EBADMSG, NULL },
+	{ "an invalid containerID", "{'containerID':'../c','ifname':'net1','netns':'',"
+	  "'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}",
+	  -EBADMSG, NULL },
+	{ "a deviceID that is no device", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'../../x','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}",
+	  -EBADMSG, NULL },
+	{ "a negative VF index", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':-1,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}",
+	  -EBADMSG, NULL },
+};
+
+START_TEST(test_state)
+{
+	const struct state_case *c = &state_cases[_i];
+	char *text = unit_dq(c->text);
+	struct attach *a = calloc(1, sizeof(*a));
+	int ret;
+
+	ck_assert_ptr_nonnull(a);
+	snprintf(a->network, sizeof(a->network), "untouched");
+	ret = record_state_decode(text, strlen(text), a);
+	ck_assert_msg(ret == c->ret, "%s: got %d, want %d", c->name, ret, c->ret);
+	if (ret == 0) {
+		ck_assert_str_eq(a->network, c->network);
+		ck_assert_str_eq(a->containerid, "c1");
+		ck_assert_str_eq(a->vf.bdf, "0000:3b:00.2");
+		ck_assert_uint_eq(a->rdma_index, 2);
+		ck_assert_int_eq(a->vf_orig.vlan_proto, 33024);
+	} else {
+		ck_assert_str_eq(a->network, "untouched");
+	}
+	free(a);
+	free(text);
+}
+END_TEST
+
+/* What ADD writes reads back the same, an earlier version's stays one. */
+START_TEST(test_state_round_trip)
+{
+	const char *texts[] = { STATE, state_cases[1].text };
+	char *text = unit_dq(texts[_i]), *out;
+	struct attach *a = calloc(1, sizeof(*a));
+
+	ck_assert_int_eq(record_state_decode(text, strlen(text), a), 0);
+	out = record_state_encode(a);
+	ck_assert_str_eq(out, text);
+	free(out);
+	free(a);
+	free(text);
+}
+END_TEST
+
+START_TEST(state_embedded_nul)
+{
+	char *text = unit_dq(STATE);
+	struct attach *a = calloc(1, sizeof(*a));
+
+	ck_assert_int_eq(record_state_decode(text, strlen(text) + 1, a), -EBADMSG);
+	free(a);
+	free(text);
+}
+END_TEST
+
+struct holder_case {
+	const char *text;
+	int ret;
+	const char *dir, *containerid, *ifname;
+};
+
+static const struct holder_case holder_cases[] = {
+	{ "/var/lib/cni/sriov-rdma/c1:net1.json", 0, "/var/lib/cni/sriov-rdma", "c1", "net1" },
+	{ "/s/ab-c.d_e:eth.json.json", 0, "/s", "ab-c.d_e", "eth.json" },
+	{ "", 0, "", "", "" },
+	{ "c1:net1.json", -EBADMSG, NULL, NULL, NULL },			/* an earlier version's */
+	{ "/var/lib/c1:net1.json\n", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/../etc/c1:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/./x/c1:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var//x/c1:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x/c1:net1.lock", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x/../c1:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x/c1:net/1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x y/c1:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x/-c:net1.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/var/x/c1:abcdefghijklmnop.json", -EBADMSG, NULL, NULL, NULL },
+	{ "/c1:net1.json", -EBADMSG, NULL, NULL, NULL },		/* "/" is no dataDir */
+};
+
+START_TEST(test_holder)
+{
+	const struct holder_case *c = &holder_cases[_i];
+	char line[RECORD_HOLDER_MAX];
+	struct record_holder h;
+	int ret = record_holder_parse(c->text, strlen(c->text), &h);
+
+	ck_assert_msg(ret == c->ret, "\"%s\": got %d, want %d", c->text, ret, c->ret);
+	if (ret < 0) {
+		ck_assert_str_eq(h.dir, "");
+		return;
+	}
+	ck_assert_str_eq(h.dir, c->dir);
+	ck_assert_str_eq(h.containerid, c->containerid);
+	ck_assert_str_eq(h.ifname, c->ifname);
+	if (!h.dir[0])
+		return;
+	ck_assert_int_eq(record_holder_format(h.dir, h.containerid, h.ifname, line), 0);
+	ck_assert_str_eq(line, c->text);
+}
+END_TEST
+
+START_TEST(holder_nul_and_length)
+{
+	static const char with_nul[] = "/s/c1:net1.json\0x";
+	char big[RECORD_HOLDER_MAX + 2];
+	struct record_holder h;
+
+	ck_assert_int_eq(record_holder_parse(with_nul, sizeof(with_nul) - 1, &h), -EBADMSG);
+	memset(big, 'a', sizeof(big) - 1);
+	big[0] = '/';
+	big[sizeof(big) - 1] = '\0';
+	ck_assert_int_eq(record_holder_parse(big, strlen(big), &h), -EBADMSG);
+	ck_assert_int_eq(record_holder_format("rel/dir", "c1", "net1", big), -EINVAL);
+}
+END_TEST
+
+static void add_tests(TCase *tc)
+{
+	tcase_add_loop_test(tc, test_state, 0, sizeof(state_cases) / sizeof(state_cases[0]));
+	tcase_add_loop_test(tc, test_state_round_trip, 0, 2);
+	tcase_add_test(tc, state_embedded_nul);
+	tcase_add_loop_test(tc, test_holder, 0, sizeof(holder_cases) / sizeof(holder_cases[0]));
+	tcase_add_test(tc, holder_nul_and_length);
+}
+
+int main(void)
+{
+	return unit_run("record", add_tests);
+}
