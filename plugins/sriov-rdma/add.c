@@ -58,14 +58,17 @@ static void roll_back(struct attach *a, int done, struct cni_err *err)
 		}
 	}
 	if (!failed) {
-		if (done > 0 && attach_remove(a, err) < 0)
-			log_error("rollback of \"save state\" failed");
+		struct cni_err rm_err = { 0 };
+
+		if (done > 0 && attach_remove(a, &rm_err) < 0)
+			log_error("rollback of \"save state\" failed: %s", rm_err.msg);
 		return;
 	}
 	record_state_name(a->containerid, a->ifname, name, sizeof(name));
 	cni_err_details(err, "rollback incomplete (%d undo steps failed, see the log): state "
 			"%s/%s kept for DEL", failed, a->conf.data_dir, name);
 }
+
 /* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
  * only move the RDMA device and pass its result on. */
 static int detect_chained(struct attach *a, struct cni_err *err)
@@ -120,9 +123,7 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 	if (ret < 0)
 		log_warn("VF %s: ignoring the damaged holder record in %s/%s.lock: %s", a->vf.bdf,
 			 ATTACH_LOCK_DIR, a->conf.device_id, strerror(-ret));
-	if (ret < 0 || !h.dir[0] ||
-	    (!strcmp(h.dir, a->conf.data_dir) && !strcmp(h.containerid, a->containerid) &&
-	     !strcmp(h.ifname, a->ifname)))
+	if (ret < 0 || !h.dir[0] || attach_is_holder(a, &h))
 		return 0;
 	ret = attach_new_saved(ctx, h.dir, h.containerid, h.ifname, &old, err);
 	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)

@@ -261,7 +261,7 @@ int attach_load(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-static bool holds(const struct attach *a, const struct record_holder *h)
+bool attach_is_holder(const struct attach *a, const struct record_holder *h)
 {
 	return !strcmp(h->dir, a->conf.data_dir) && !strcmp(h->containerid, a->containerid) &&
 	       !strcmp(h->ifname, a->ifname);
@@ -275,7 +275,7 @@ int attach_remove(struct attach *a, struct cni_err *err)
 
 	record_state_name(a->containerid, a->ifname, name, sizeof(name));
 	ret = cache_remove(a->conf.data_dir, name);
-	if (ret == 0 && attach_holder(a, &h) == 0 && holds(a, &h))
+	if (ret == 0 && attach_holder(a, &h) == 0 && attach_is_holder(a, &h))
 		holder_write(a, "");
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_IO, "failed to remove state of %s:%s in %s: %s",

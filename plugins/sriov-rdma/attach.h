@@ -95,6 +95,8 @@ int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *cont
  * lock), read from the lock file: h->dir "" when none. -EBADMSG when the
  * lock file holds anything its writer cannot have written. */
 int attach_holder(const struct attach *a, struct record_holder *h);
+/* Whether the holder h names this attachment's state file. */
+bool attach_is_holder(const struct attach *a, const struct record_holder *h);
 /* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent
  * (and, with a warning, when it does not read). save records the attachment
  * as the VF's holder in the lock file; remove clears that when it names this
