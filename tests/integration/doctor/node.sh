@@ -160,6 +160,11 @@ doctor "${NODE[@]}"
 expect "a held VF lock" vf-lock "${FX_VF_BDF[1]}" WARN "for someone:net1 (state in $TMP/state)" "that process is stuck"
 like "$(check vf-lock "${FX_VF_BDF[1]}")" "held by pid $holder (python3)" "a held VF lock: names the holder's pid"
 is "$(not_ok | jq -r .check)" vf-lock "a held VF lock: the only finding"
+# the same inode, still held, its record damaged (an earlier version's bare name)
+printf '%s' "someone:net1.json" >"$T_LOCK_DIR/${FX_VF_BDF[1]}.lock"
+doctor "${NODE[@]}"
+expect "a held VF lock, damaged record" vf-lock "${FX_VF_BDF[1]}" WARN "for (damaged record)" \
+	"that process is stuck"
 pid_kill "$holder"
 healthy "the lock released"
 
