@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "confpath.h"
 #include "log.h"
 #include "steps.h"
 #include "verbs.h"
@@ -111,6 +112,7 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 			      struct cni_err *err)
 {
+	struct cni_err path_err = { 0 };
 	struct record_holder h;
 	struct attach *old = NULL;
 	struct link_info link;
@@ -125,6 +127,12 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 			 ATTACH_LOCK_DIR, a->conf.device_id, strerror(-ret));
 	if (ret < 0 || !h.dir[0] || attach_is_holder(a, &h))
 		return 0;
+	/* the rule the dataDir that wrote it passed */
+	if (confpath_check("dataDir", h.dir, sizeof(h.dir), CONFPATH_WRITE_DIR, &path_err) < 0) {
+		log_warn("VF %s: ignoring the holder record in %s/%s.lock: %s", a->vf.bdf,
+			 ATTACH_LOCK_DIR, a->conf.device_id, path_err.msg);
+		return 0;
+	}
 	ret = attach_new_saved(ctx, h.dir, h.containerid, h.ifname, &old, err);
 	if (ret == 0 && strcmp(old->vf.bdf, a->vf.bdf) != 0)
 		ret = -ENOENT;		/* that file is about another VF */

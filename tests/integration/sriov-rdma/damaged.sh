@@ -90,6 +90,28 @@ for kind in cut garbage oversized; do
 	netns_del "$POD"
 done
 
+# a record naming a state file outside the roots a dataDir may be under is
+# not followed, even when that file is about this VF
+pod_new
+c=$(conf 1.1.0 '.vlan = 100 | .logLevel = "warning"')
+cni ADD "$c"
+is "$RC" 0 "holder outside the roots: a first ADD succeeds"
+outside=$(mktemp -d "/tmp/$P.XXXXXX")
+T_AT_EXIT+=("rm -rf $outside")
+held=$outside/$CID:$IFNAME.json
+cp "$TMP/state/$CID:$IFNAME.json" "$held"
+cni DEL "$(with_prev "$c" "$OUT")"
+is "$RC" 0 "holder outside the roots: its DEL succeeds"
+netns_del "$POD"
+printf '%s' "$held" >"$lock"
+pod_new
+cni ADD "$c"
+is "$RC" 0 "holder outside the roots: the next ADD succeeds"
+like "$(cat "$TMP/stderr")" "ignoring the holder record in $lock" "holder outside the roots: its log names the lock file"
+ok "holder outside the roots: the file there is untouched" test -s "$held"
+cni DEL "$(with_prev "$c" "$OUT")"
+netns_del "$POD"
+
 pod_new
 before=$(host_state)
 rm -f "$lock"
