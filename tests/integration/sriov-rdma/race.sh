@@ -17,11 +17,13 @@ net_conf() {
 }
 
 # add_bg N: ADD of network N for pod N, in the background; its output and
-# exit status land in $TMP/out-N and $TMP/rc-N.
+# exit status land in $TMP/out-N and $TMP/rc-N. The fake sysfs is synced
+# once before both (FX= skips cni's sync): a sync rewrites it in place, and
+# one running beside the other ADD would show that ADD a half-written tree.
 add_bg() {
 	# shellcheck disable=SC2030 # the subshell's own pod
 	(
-		CID=${cid[$1]} NETNS=/run/netns/${pod[$1]} POD=${pod[$1]}
+		CID=${cid[$1]} NETNS=/run/netns/${pod[$1]} POD=${pod[$1]} FX=
 		cni ADD "${c[$1]}"
 		printf '%s' "$OUT" >"$TMP/out-$1"
 		echo "$RC" >"$TMP/rc-$1"
@@ -44,6 +46,7 @@ for round in 1 2 3 4; do
 		cid[$n]=$CID pod[$n]=$POD
 		rm -f "$TMP/out-$n" "$TMP/rc-$n"
 	done
+	fx_sync
 	add_bg a
 	add_bg b
 	wait
