@@ -24,8 +24,9 @@ add_fails 7 -1 "negative min_tx_rate" "$(conf 1.0.0 '.rdma = false | .min_tx_rat
 add_fails 7 -5 "negative max_tx_rate" "$(conf 1.0.0 '.rdma = false | .max_tx_rate = -5')"
 
 # the device
-add_fails 100 0000:3b:1f.7 "no such PCI device" \
-	"$(conf 1.0.0 '.rdma = false | .deviceID = "0000:3b:1f.7"')"
+# (in this run's PCI domain: the harness removes the lock file ADD makes for it)
+add_fails 100 "$FX_PCI:1f.7" "no such PCI device" \
+	"$(conf 1.0.0 ".rdma = false | .deviceID = \"$FX_PCI:1f.7\"")"
 VF=2
 add_fails 100 vfio-pci "VF bound to vfio-pci" "$(conf 1.0.0 '.rdma = false')"
 like "$(jout .msg)" "deviceType: netdevice" "the vfio-pci error says to use deviceType: netdevice"
