@@ -40,6 +40,8 @@ static const struct step {
 	{ "allocate addresses", ipam_add, ipam_del },
 	{ "configure the pod link", netdev_configure, NULL },
 	{ "build the result", build_result, NULL },
+	/* last: nothing after it can fail, so it needs no undo */
+	{ "write the device-info file", devfile_write, NULL },
 };
 
 /* Undoes steps [0, done) in reverse. When an undo fails the state file (and
@@ -172,6 +174,8 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 		ret = rdma_resolve(a, err);
 	if (ret == 0)
 		ret = vf_prepare(a, err);
+	if (ret == 0)
+		ret = devfile_prepare(a, err);
 	return ret;
 }
 

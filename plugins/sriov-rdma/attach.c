@@ -88,6 +88,7 @@ void attach_free(struct attach *a)
 	if (!a)
 		return;
 	cJSON_Delete(a->out);
+	free(a->devinfo_doc);
 	cache_unlock(a->lock_fd);
 	link_sock_close(a->pod_nl);
 	link_sock_close(a->host_nl);

@@ -47,6 +47,7 @@ struct attach {
 
 	struct cni_result result;
 	cJSON *out;			/* ADD's result document */
+	char *devinfo_doc;		/* ADD: the device-info file to write, NULL when none */
 
 	/* Handles, not saved. */
 	int host_ns;

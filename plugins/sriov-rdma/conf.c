@@ -329,6 +329,39 @@ static int parse_rdma(const cJSON *root, struct conf *c, struct cni_err *err)
 	return 0;
 }
 
+/* Multus names the file (capability CNIDeviceInfoFile), but a NAD can
+ * carry a runtimeConfig of its own: the path must lie under the spec's
+ * directory, every component a plain name (no "", ".", ".."). Symlinks
+ * below that directory are refused when the file is opened (devfile.c). */
+static int parse_devinfo_file(const cJSON *rc, struct conf *c, struct cni_err *err)
+{
+	const size_t root_len = strlen(CONF_DEVINFO_DIR);
+	const char *p, *end;
+	size_t len;
+
+	if (within("runtimeConfig", netconf_get_string(rc, "CNIDeviceInfoFile", c->devinfo_file,
+						      sizeof(c->devinfo_file), NULL, err), err))
+		return -EINVAL;
+	if (!c->devinfo_file[0])
+		return 0;
+	p = c->devinfo_file + root_len;
+	if (strncmp(c->devinfo_file, CONF_DEVINFO_DIR, root_len) != 0 || !*p)
+		goto refuse;
+	for (; *p; p = *end ? end + 1 : end) {
+		end = strchrnul(p, '/');
+		len = (size_t)(end - p);
+		if (!len || (p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.'))))
+			goto refuse;
+	}
+	if (p[-1] == '/')
+		goto refuse;
+	return 0;
+refuse:
+	cni_err_set(err, CNI_ERR_CONFIG, "runtimeConfig.CNIDeviceInfoFile \"%.200s\" is not a "
+		    "file under " CONF_DEVINFO_DIR, c->devinfo_file);
+	return -EINVAL;
+}
+
 static int parse_own_keys(const cJSON *root, struct conf *c, struct cni_err *err)
 {
 	const char *level;
@@ -384,6 +417,8 @@ int conf_parse(const char *doc, const struct cni_args *args, unsigned int need,
 		ret = parse_ipam(root, out, err);
 	if (ret == 0)
 		ret = parse_own_keys(root, out, err);
+	if (ret == 0)
+		ret = parse_devinfo_file(rc, out, err);
 	if (ret == 0 && (need & CONF_IB))
 		ret = ibconf_parse(root, rc, &out->ib, err);
 out:

@@ -14,6 +14,9 @@
 #include "sysfs.h"
 
 #define CONF_DEFAULT_DATA_DIR "/var/lib/cni/sriov-rdma"
+/* The one directory a device-info file may be in (Device Information
+ * Specification 1.1.0); /var/run is commonly a symlink to /run. */
+#define CONF_DEVINFO_DIR "/var/run/k8s.cni.cncf.io/devinfo/"
 
 struct conf {
 	struct cni_netconf net;
@@ -31,6 +34,7 @@ struct conf {
 	char ipam_type[NETCONF_NAME_MAX];
 	char log_level[16];
 	char log_file[PATH_MAX];
+	char devinfo_file[PATH_MAX];	/* runtimeConfig.CNIDeviceInfoFile, "" when not given */
 };
 
 /* What a verb reads from the config, beyond what every verb reads. */

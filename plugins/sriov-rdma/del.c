@@ -77,6 +77,10 @@ int cmd_del(struct plugin_ctx *ctx)
 		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, &ctx->err);
 	if (ret == 0)
 		ret = del_locked(a, true, &ctx->err);
+	/* not in del_locked: an ADD or GC undoing another attachment there has
+	 * its own config, whose device-info file is not that attachment's */
+	if (ret == 0)
+		ret = devfile_remove(a, &ctx->err);
 	attach_free(a);
 	return ret;
 }

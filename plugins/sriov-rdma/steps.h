@@ -40,6 +40,14 @@ int ipam_del(struct attach *a, struct cni_err *err);
 int ipam_del_start(struct attach *a, struct cni_err *err);
 int ipam_del_finish(struct attach *a, struct cni_err *err);
 
+/* devfile.c: the device-info file runtimeConfig.CNIDeviceInfoFile names:
+ * prepare (before any change) refuses a path that crosses a symlink and a
+ * device plugin's copy about another device, and makes the document from
+ * it; write puts it in place atomically; remove (DEL) deletes it. */
+int devfile_prepare(struct attach *a, struct cni_err *err);
+int devfile_write(struct attach *a, struct cni_err *err);
+int devfile_remove(struct attach *a, struct cni_err *err);
+
 /* del.c: with the VF lock held, undo all an attachment did, from its state
  * file or what the host and pod show; IPAM DEL too when release_ip. */
 int del_locked(struct attach *a, bool release_ip, struct cni_err *err);

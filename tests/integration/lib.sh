@@ -663,6 +663,19 @@ vf_to_pod() {
 		ip -n "$2" link set dev "$3" up
 }
 
+# chained_after_sriov_cni I: what sriov-cni leaves for a chained sriov-rdma:
+# VF I in $POD as net1 (vf_to_pod); sets PREV, sriov-cni's result, and
+# CHAINED, the 1.0.0 config of sriov-rdma after it (prevResult PREV).
+chained_after_sriov_cni() {
+	vf_to_pod "$1" "$POD" net1 || return
+	PREV=$(jq -nc --arg ns "$NETNS" --arg mac "${FX_VF_MAC[$1]}" '{cniVersion: "1.0.0",
+		interfaces: [{name: "net1", mac: $mac, sandbox: $ns}],
+		ips: [{address: "192.0.2.77/24", interface: 0}]}')
+	CHAINED=$(jq -nc --arg bdf "${FX_VF_BDF[$1]}" --arg d "$TMP/state" --argjson r "$PREV" \
+		'{cniVersion: "1.0.0", name: "rdma-net", type: "sriov-rdma", deviceID: $bdf,
+		  dataDir: $d, prevResult: $r}')
+}
+
 # vf_from_pod I NETNS-NAME IFNAME: sriov-cni's DEL: down, its host name back
 # (renamed in the pod, so no host name can clash), into the host.
 vf_from_pod() {

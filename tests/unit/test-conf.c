@@ -460,6 +460,85 @@ START_TEST(mac_parse)
 }
 END_TEST
 
+/* runtimeConfig.CNIDeviceInfoFile: a file under the spec's directory, by
+ * plain names; anything else is refused (code 7) in every verb. */
+#define DI "/var/run/k8s.cni.cncf.io/devinfo/"
+static const struct {
+	const char *path;
+	bool ok;
+} devinfo_files[] = {
+	{ DI "cni/rdma-net-3f2a-net1-device.json", true },
+	{ DI "x.json", true },
+	{ DI "cni/a/b/c.json", true },
+	{ DI "..data.json", true },
+	{ DI "cni/.x", true },
+	{ "", true },		/* not given */
+	{ DI, false },
+	{ DI "cni/", false },
+	{ DI "cni//x.json", false },
+	{ DI "../x.json", false },
+	{ DI "cni/../../x.json", false },
+	{ DI "cni/./x.json", false },
+	{ DI ".", false },
+	{ DI "cni/..", false },
+	{ "/var/run/k8s.cni.cncf.io/devinfo", false },
+	{ "/var/run/k8s.cni.cncf.io/devinfox/x.json", false },
+	{ "/run/k8s.cni.cncf.io/devinfo/cni/x.json", false },
+	{ "/var/run//k8s.cni.cncf.io/devinfo/cni/x.json", false },
+	{ "/etc/passwd", false },
+	{ "/var/lib/cni/x.json", false },
+	{ "var/run/k8s.cni.cncf.io/devinfo/cni/x.json", false },
+	{ "cni/x.json", false },
+};
+
+START_TEST(devinfo_file)
+{
+	char doc[512], *json;
+	struct cni_err err = { 0 };
+	struct conf conf;
+	int ret;
+
+	snprintf(doc, sizeof(doc), H D ",'runtimeConfig':{'CNIDeviceInfoFile':'%s'}}",
+		 devinfo_files[_i].path);
+	json = unit_dq(doc);
+	for (unsigned int need = 0; need <= ADD; need += ADD) {
+		memset(&err, 0, sizeof(err));
+		ret = conf_parse(json, NULL, need, &conf, &err);
+		if (devinfo_files[_i].ok) {
+			ck_assert_msg(ret == 0, "%s: refused: %s", devinfo_files[_i].path, err.msg);
+			ck_assert_str_eq(conf.devinfo_file, devinfo_files[_i].path);
+			conf_release(&conf);
+			continue;
+		}
+		ck_assert_msg(ret < 0, "%s: accepted", devinfo_files[_i].path);
+		ck_assert_int_eq(err.code, CNI_ERR_CONFIG);
+		snprintf(doc, sizeof(doc), "runtimeConfig.CNIDeviceInfoFile \"%s\" is not a file "
+			 "under " DI, devinfo_files[_i].path);
+		ck_assert_str_eq(err.msg, doc);
+	}
+	free(json);
+}
+END_TEST
+
+START_TEST(devinfo_file_types)
+{
+	char *json = unit_dq(H D ",'runtimeConfig':{'CNIDeviceInfoFile':7}}");
+	struct cni_err err = { 0 };
+	struct conf conf;
+
+	ck_assert_int_lt(conf_parse(json, NULL, ADD, &conf, &err), 0);
+	ck_assert_int_eq(err.code, CNI_ERR_DECODE);
+	ck_assert_msg(strstr(err.msg, "runtimeConfig") && strstr(err.msg, "CNIDeviceInfoFile"),
+		      "%s", err.msg);
+	free(json);
+	json = unit_dq(H D ",'runtimeConfig':{'cnideviceinfofile':'" DI "x.json'}}");
+	ck_assert_int_eq(conf_parse(json, NULL, ADD, &conf, &err), 0);
+	ck_assert_str_eq(conf.devinfo_file, DI "x.json");
+	conf_release(&conf);
+	free(json);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, accepts_as_sriov_cni, 0, N(accepts));
@@ -469,6 +548,8 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, own_keys);
 	tcase_add_loop_test(tc, rdma_isolation, 0, N(rdma_cases));
 	tcase_add_loop_test(tc, mac_parse, 0, N(macs));
+	tcase_add_loop_test(tc, devinfo_file, 0, N(devinfo_files));
+	tcase_add_test(tc, devinfo_file_types);
 }
 
 int main(void)

@@ -76,16 +76,11 @@ unset CNI_PATH_EXTRA
 # Chained after sriov-cni: the netdev is already in the pod as net1.
 VF=1
 before=$(host_state)
-vf_to_pod 1 "$POD" net1
-prev=$(jq -nc --arg ns "$NETNS" --arg mac "${FX_VF_MAC[1]}" '{cniVersion: "1.0.0",
-	interfaces: [{name: "net1", mac: $mac, sandbox: $ns}],
-	ips: [{address: "192.0.2.77/24", interface: 0}]}')
-c=$(jq -c --arg bdf "${FX_VF_BDF[1]}" --arg d "$TMP/state" --argjson r "$prev" \
-	'{cniVersion: "1.0.0", name: "rdma-net", type: "sriov-rdma", deviceID: $bdf,
-	  dataDir: $d, prevResult: $r}' <<<'{}')
+chained_after_sriov_cni 1
+c=$CHAINED
 cni ADD "$c"
 is "$RC" 0 "chained ADD succeeds"
-is "$(jq -S . <<<"$OUT")" "$(jq -S . <<<"$prev")" "chained ADD passes prevResult through"
+is "$(jq -S . <<<"$OUT")" "$(jq -S . <<<"$PREV")" "chained ADD passes prevResult through"
 is "$(rdma_visible "$POD")" mlx5_2 "chained ADD moves only the RDMA device into the pod"
 is "$(link_field "$(vf_link 1 "$POD")" .ifname)" net1 "chained ADD leaves the netdev as net1"
 cni DEL "$c"
