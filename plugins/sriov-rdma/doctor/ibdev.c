@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cache.h"
+#include "guid.h"
 #include "ibdev.h"
 #include "sysfs.h"
 
@@ -85,6 +86,8 @@ int ibdev_port_read(const char *root, const char *dev, int port, struct ibdev_po
 	if (ret == 0 && sscanf(text, "%d: %31s", &out->state, out->state_text) != 2)
 		out->state = -1;
 	read_at(dir, "link_layer", out->link_layer, sizeof(out->link_layer));
+	out->has_node_guid = read_at(dir, "../../node_guid", text, sizeof(text)) == 0 &&
+			     guid_parse_sysfs(text, &out->node_guid) == 0;
 	ret = read_gids(dir, out);
 	if (ret < 0)
 		ibdev_port_release(out);

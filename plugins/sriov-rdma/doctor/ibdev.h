@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* An RDMA device as a sysfs tree shows it: a port's state, link layer and
- * GID table (class/infiniband/<dev>/ports/N), and its uverbs char device
+/* An RDMA device as a sysfs tree shows it: its node GUID, a port's state,
+ * link layer and GID table (class/infiniband/<dev>/ports/N), and its uverbs char device
  * (infiniband_verbs/uverbsM/{ibdev,dev}). */
 #pragma once
 
 #include <stdbool.h>
+#include <stdint.h>
 #include "gid.h"
 
 #define IBDEV_NAME_MAX 64
@@ -16,6 +17,8 @@ struct ibdev_port {
 	char link_layer[32];		/* "Ethernet", "InfiniBand"; "" when unreadable */
 	struct gid_entry *gids;		/* the slots that hold a GID */
 	int n_gids;
+	uint64_t node_guid;		/* the device's node_guid ... */
+	bool has_node_guid;		/* ... when it reads */
 };
 
 /* Reads port of dev under root (a sysfs mount or $SYSFS_PATH); -ENOENT when

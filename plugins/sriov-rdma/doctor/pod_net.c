@@ -1,10 +1,11 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Pod checks of each attachment's interface: the netdev (up, addresses), its
- * RDMA device, the device's port (state, link layer, MTU) and its RoCE v2
+ * RDMA device, the device's port (state, link layer, GUIDs on InfiniBand, MTU) and its RoCE v2
  * GIDs for the interface's addresses. */
 #include <arpa/inet.h>
 #include <stdio.h>
 #include <string.h>
+#include "guid.h"
 #include "pod.h"
 
 /* Bytes RoCE puts around a payload (GRH, UDP, BTH, XRC, AtomicETH, ICRC):
@@ -63,10 +64,35 @@ static bool roce(const struct pod_target *t)
 	return t->has_port && !strcmp(t->port.link_layer, "Ethernet");
 }
 
+/* On InfiniBand the fabric knows the port by its GUIDs (what ib-sriov-cni's
+ * guid and Multus's infiniband-guid set): ", node GUID ..., port GUID ...",
+ * the port GUID being the low half of GID 0; "" on Ethernet. */
+static void ib_guids(const struct pod_target *t, char *out, size_t size)
+{
+	char node[GUID_STR_LEN + 1] = "unreadable", port[GUID_STR_LEN + 1] = "unreadable";
+	uint64_t guid = 0;
+
+	out[0] = '\0';
+	if (strcmp(t->port.link_layer, "InfiniBand"))
+		return;
+	if (t->port.has_node_guid)
+		guid_format(t->port.node_guid, node);
+	if (t->port.n_gids && t->port.gids[0].index == 0) {
+		for (int i = 8; i < 16; i++)
+			guid = guid << 8 | t->port.gids[0].gid[i];
+		guid_format(guid, port);
+	}
+	snprintf(out, size, ", node GUID %s, port GUID %s", node, port);
+}
+
 static void check_port(struct pod *p, struct pod_target *t, struct report *r)
 {
+	char guids[2 * GUID_STR_LEN + 64];
+
 	if (!t->dev)
 		return;
+	if (t->has_port)
+		ib_guids(t, guids, sizeof(guids));
 	if (!t->has_port)
 		report_add(r, REPORT_FAIL, "pod-port", t->dev->name, "the device is not in this "
 			   "netns's sysfs: the node must be in exclusive mode", "no %s/class/infiniband/"
@@ -74,12 +100,12 @@ static void check_port(struct pod *p, struct pod_target *t, struct report *r)
 	else if (t->port.state != IBDEV_PORT_ACTIVE)
 		report_add(r, REPORT_FAIL, "pod-port", t->dev->name, "the VF has no link: check the PF "
 			   "link (sriov-rdma-doctor node), the network's link_state (not disable) "
-			   "and the switch port", "port 1 %s (%d), %s",
+			   "and the switch port", "port 1 %s (%d), %s%s",
 			   t->port.state_text[0] ? t->port.state_text : "unreadable", t->port.state,
-			   t->port.link_layer);
+			   t->port.link_layer, guids);
 	else
-		report_add(r, REPORT_OK, "pod-port", t->dev->name, NULL, "port 1 ACTIVE, %s%s",
-			   t->port.link_layer, roce(t) ? " (RoCE)" : "");
+		report_add(r, REPORT_OK, "pod-port", t->dev->name, NULL, "port 1 ACTIVE, %s%s%s",
+			   t->port.link_layer, roce(t) ? " (RoCE)" : "", guids);
 }
 
 static int roce_mtu(unsigned int netdev_mtu)

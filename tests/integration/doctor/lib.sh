@@ -214,6 +214,25 @@ expect() {
 	fi
 }
 
+# json_shape DESC: the last --json output is one document with exactly
+# command, checks, ok, warn, fail; every check has exactly check, subject,
+# status (OK, WARN or FAIL), seen (strings, none empty) and fix (null for
+# OK, a non-empty string otherwise); ok, warn and fail count them.
+json_shape() {
+	local desc=$1
+	is "$(jq -s 'length' <<<"$OUT")" 1 "$desc: one JSON document"
+	is "$(jq -c 'keys' <<<"$OUT")" '["checks","command","fail","ok","warn"]' "$desc: its keys"
+	is "$(jq -c '[.checks[] | keys] | unique' <<<"$OUT")" '[["check","fix","seen","status","subject"]]' \
+		"$desc: every check has check, subject, status, seen, fix"
+	is "$(jq '[.checks[] | select((.check, .subject, .seen | type != "string" or length == 0)
+		or (.status | IN("OK", "WARN", "FAIL") | not)
+		or (if .status == "OK" then .fix != null else (.fix | type != "string" or length == 0) end))]
+		| length' <<<"$OUT")" 0 "$desc: every field has its type, a fix exactly for WARN and FAIL"
+	is "$(jq -r '"\(.ok) \(.warn) \(.fail)"' <<<"$OUT")" \
+		"$(jq -r '. as $d | ["OK", "WARN", "FAIL"] | map(. as $s | [$d.checks[] | select(.status == $s)] | length | tostring) | join(" ")' <<<"$OUT")" \
+		"$desc: ok, warn and fail count the checks by status"
+}
+
 # counts: "ok warn fail" of the last --json output, and that they add up.
 counts() {
 	jq -r '"\(.ok) \(.warn) \(.fail)"' <<<"$OUT"

@@ -20,6 +20,15 @@ not_ok() {
 		| select(.check != "vf-parked" or (.seen | contains($p)))' <<<"$OUT"
 }
 
+# What the doctor must leave as it is (it is read-only): the fixture's links
+# (name, MAC, alias, up), VF settings and RDMA devices (host_state), the PF,
+# the state and lock files and the conf files, down to their mtimes.
+node_snapshot() {
+	host_state
+	ip -j link show "$FX_PF" | jq -c '.[] | [.ifname, .flags]'
+	find "$TMP/state" "$TMP/net.d" -printf '%p %y %s %m %T@\n' | sort
+}
+
 healthy() {
 	local c=$1
 	doctor "${NODE[@]}"
@@ -28,6 +37,7 @@ healthy() {
 
 # ---- healthy ----------------------------------------------------------------
 healthy "healthy node"
+json_shape "healthy node"
 is "$(jout .command)" node "the document names the command"
 is "$(jq -r '.ok + .warn + .fail' <<<"$OUT")" "$(jq -r '.checks | length' <<<"$OUT")" \
 	"ok, warn and fail add up to the checks"
@@ -123,7 +133,11 @@ expect "a live pod" vf-netdev "${FX_VF_BDF[0]}" OK "in a pod: attachment $CID:$I
 expect "a live pod" vf-rdma "${FX_VF_BDF[0]}" OK "${FX_VF_RDMA[0]} (not in the host: in a pod)"
 
 pod_die "$POD"
+before=$(node_snapshot)
 doctor "${NODE[@]}"
+is "$(node_snapshot)" "$before" \
+	"pod netns gone: the doctor changes nothing (VF parked with its pod name and VLAN, state file kept)"
+json_shape "pod netns gone"
 expect "pod netns gone" attach "$CID:$IFNAME" WARN "pod netns $NETNS is gone but its state (VF ${FX_VF_BDF[0]})" \
 	"the runtime's DEL (or CNI GC) of container $CID"
 expect "pod netns gone" vf-settings "$CID:$IFNAME" WARN "VLAN 100 qos 0 (was VLAN 0 qos 0), trust on (was trust off)" \
@@ -156,7 +170,9 @@ for _ in $(seq 100); do
 	[ -s "$TMP/holder.out" ] && break
 	sleep 0.05
 done
+before=$(node_snapshot)
 doctor "${NODE[@]}"
+is "$(node_snapshot)" "$before" "a held VF lock: the doctor changes nothing (the lock file kept as it is)"
 expect "a held VF lock" vf-lock "${FX_VF_BDF[1]}" WARN "for someone:net1 (state in $TMP/state)" "that process is stuck"
 like "$(check vf-lock "${FX_VF_BDF[1]}")" "held by pid $holder (python3)" "a held VF lock: names the holder's pid"
 is "$(not_ok | jq -r .check)" vf-lock "a held VF lock: the only finding"

@@ -25,7 +25,7 @@ pod_sysfs "$POD" "$DEV" "$IFNAME"
 DOCTOR_ENV=(SYSFS_PATH="$PODSYS" LD_LIBRARY_PATH="$FAKE_IBVERBS_DIR")
 # the GID table: 0 link-local v1, 1 link-local v2, 2 $ADDR v1, 3 $ADDR v2
 V2_INDEX=3
-HEALTHY_ENV=(NCCL_IB_HCA="=$DEV" NCCL_SOCKET_IFNAME="=$IFNAME" NCCL_IB_GID_INDEX=$V2_INDEX)
+HEALTHY_ENV=(NCCL_IB_HCA="=$DEV" NCCL_SOCKET_IFNAME="=$IFNAME" NCCL_IB_GID_INDEX="$V2_INDEX")
 
 # pod_run CONTAINER-OPTIONS... : a container stand-in, the doctor on it (--json), stopped.
 pod_run() {
@@ -35,7 +35,16 @@ pod_run() {
 }
 
 # ---- healthy --------------------------------------------------------------------
+# read-only: the pod's links and addresses, its RDMA devices and the host as they were
+pod_snapshot() {
+	host_state
+	ip -n "$POD" -d -j addr show | jq -c '.[] | [.ifname, .flags, .mtu, .address, [.addr_info[].local]]'
+	rdma_visible "$POD"
+}
+before=$(pod_snapshot)
 pod_run "${HEALTHY_ENV[@]}"
+is "$(pod_snapshot)" "$before" "the doctor changes nothing in the pod or the host"
+json_shape "healthy pod"
 is "$RC" 0 "healthy pod: exit 0"
 is "$(jq -c '[.checks[] | select(.status != "OK")]' <<<"$OUT")" "[]" "healthy pod: every check OK"
 is "$(jout .command)" pod "the document names the command"
@@ -45,6 +54,7 @@ expect "healthy" rdma-mode pod OK "exclusive"
 expect "healthy" pod-netdev "$IFNAME" OK "up, MTU 9000, $ADDR/24"
 expect "healthy" pod-rdma "$IFNAME" OK "$DEV (port 1 netdev $IFNAME)"
 expect "healthy" pod-port "$DEV" OK "port 1 ACTIVE, Ethernet (RoCE)"
+unlike "$(check pod-port "$DEV")" "GUID" "healthy: no GUIDs shown for a RoCE port"
 expect "healthy" pod-mtu "$DEV" OK "RoCE active MTU 4096 (netdev MTU 9000)"
 expect "healthy" pod-gid "$DEV $ADDR" OK "RoCE v2 GID index $V2_INDEX on $IFNAME"
 expect "healthy" pod-uverbs "$DEV" OK "/dev/infiniband/uverbs2 ($UVERBS_MAJOR:$((UVERBS_BASE_MINOR + 2))) in the container"
@@ -83,6 +93,7 @@ expect "no rdma_cm" pod-rdma-cm container WARN "no /dev/infiniband/rdma_cm" "isR
 is "$RC" 0 "no rdma_cm is a warning: exit 0"
 pod_run --no-ipc-lock --memlock 65536 "${HEALTHY_ENV[@]}"
 is "$RC" 1 "memlock 64 KiB: exit 1"
+json_shape "memlock 64 KiB"
 expect "memlock 64 KiB" pod-memlock container FAIL "memlock limit 64 KiB without CAP_IPC_LOCK" \
 	"add IPC_LOCK to the container's securityContext.capabilities.add"
 
@@ -122,6 +133,20 @@ pod_sysfs "$POD" "$DEV" "$IFNAME" --state "1: DOWN"
 pod_run
 expect "port down" pod-port "$DEV" FAIL "port 1 DOWN (1), Ethernet" "link_state"
 expect "port down" verbs "$DEV port 1" FAIL "DOWN, Ethernet: NCCL skips ports that are not ACTIVE" "link_state"
+# InfiniBand: the port's link layer and the GUIDs the fabric knows it by
+# (node_guid as sysfs prints it; the port GUID is the low half of GID 0)
+pod_sysfs "$POD" "$DEV" "$IFNAME" --link-layer InfiniBand
+echo "0002:c903:0021:6e70" >"$PODSYS/class/infiniband/$DEV/node_guid"
+port_guid=$(cut -d: -f5- "$PODSYS/class/infiniband/$DEV/ports/1/gids/0" | tr -d : | sed 's/../&:/g; s/:$//')
+pod_run
+expect "InfiniBand" pod-port "$DEV" OK \
+	"port 1 ACTIVE, InfiniBand, node GUID 00:02:c9:03:00:21:6e:70, port GUID $port_guid"
+expect "InfiniBand" pod-mtu "$DEV" OK "InfiniBand, netdev MTU 9000"
+is "$(check pod-gid "$DEV $ADDR")" "" "InfiniBand: no RoCE v2 GID looked for"
+pod_sysfs "$POD" "$DEV" "$IFNAME" --link-layer InfiniBand --state "1: DOWN"
+pod_run
+expect "InfiniBand port down" pod-port "$DEV" FAIL \
+	"port 1 DOWN (1), InfiniBand, node GUID unreadable, port GUID $port_guid" "link_state"
 pod_sysfs "$POD" "$DEV" "$IFNAME"
 ip -n "$POD" link set "$IFNAME" mtu 1500
 pod_run
