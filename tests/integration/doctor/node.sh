@@ -11,13 +11,14 @@ fx_uverbs
 mkdir -p "$TMP/net.d" "$TMP/state"
 NODE=(node --json --conf-dir "$TMP/net.d" --data-dir "$TMP/state" --cni-bin-dir "$(dirname "$IPPOOL")")
 
-# Not OK: what is not OK about this fixture. The VF lock dir and the host
-# netns are node-wide: locks that other test runs hold now (their own PCI
-# domains) and VFs their dead pods parked (their own prefix) are left out.
+# Not OK: what is not OK about this fixture. The VF lock dir is node-wide:
+# locks that other test runs hold now (their own PCI domains) are left out;
+# so are VFs other runs left parked in the host (their names and container
+# IDs start with their own prefix, not $P).
 not_ok() {
 	jq -c --arg pci "$FX_PCI:" --arg p "sriov-rdma:$P" '.checks[] | select(.status != "OK")
 		| select(.check != "vf-lock" or (.subject | startswith($pci)))
-		| select(.check != "vf-parked" or (.seen | contains($p)))' <<<"$OUT"
+		| select(.check != "vf-parked" or .subject == "node" or (.seen | contains($p)))' <<<"$OUT"
 }
 
 # What the doctor must leave as it is (it is read-only): the fixture's links
@@ -55,7 +56,12 @@ for i in 0 1; do
 	expect "healthy vf$i" vf-uverbs "$b" OK "/dev/infiniband/uverbs$((i + 1)) for ${FX_VF_RDMA[i]}"
 	expect "healthy vf$i" vf-settings "$b" OK "VLAN 0, trust off"
 done
-expect "healthy" vf-parked node OK "no VF in the host under a pod name"
+if jq -e '[.checks[] | select(.check == "vf-parked" and .subject != "node")] | length == 0' \
+	<<<"$OUT" >/dev/null; then
+	expect "healthy" vf-parked node OK "no VF in the host under a pod name"
+else
+	skip "healthy: vf-parked OK (another test run has a VF parked in the host now)"
+fi
 expect "healthy" attach node OK "no attachment state"
 expect "healthy" vf-locks node OK "VF lock files"
 expect "healthy" ippool node OK "no config in $TMP/net.d uses ippool"
