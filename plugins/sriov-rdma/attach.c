@@ -38,7 +38,9 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	if (ret == 0 && (confpath_check("dataDir", a->conf.data_dir, sizeof(a->conf.data_dir),
 					CONFPATH_WRITE_DIR, err) ||
 			 confpath_check("logFile", a->conf.log_file, sizeof(a->conf.log_file),
-					CONFPATH_WRITE_FILE, err)))
+					CONFPATH_WRITE_FILE, err) ||
+			 confpath_check("runtimeConfig.CNIDeviceInfoFile", a->conf.devinfo_file,
+					sizeof(a->conf.devinfo_file), CONFPATH_WRITE_FILE, err)))
 		ret = -EINVAL;
 	if (ret == 0)
 		log_init(a->conf.log_level[0] ? a->conf.log_level : NULL,

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "conf.h"
+#include "confpath.h"
 
 /* sriov-cni decodes its config with Go's encoding/json (netconf_get: keys in
  * any ASCII case, the last of repeated keys, null = absent) into plain
@@ -330,35 +331,21 @@ static int parse_rdma(const cJSON *root, struct conf *c, struct cni_err *err)
 }
 
 /* Multus names the file (capability CNIDeviceInfoFile), but a NAD can
- * carry a runtimeConfig of its own: the path must lie under the spec's
- * directory, every component a plain name (no "", ".", ".."). Symlinks
- * below that directory are refused when the file is opened (devfile.c). */
+ * carry a runtimeConfig of its own: beyond the rule for every path a config
+ * names (confpath_check, in attach_new), this one must name a file beneath
+ * the spec's directory, and nowhere else. */
 static int parse_devinfo_file(const cJSON *rc, struct conf *c, struct cni_err *err)
 {
-	const size_t root_len = strlen(CONF_DEVINFO_DIR);
-	const char *p, *end;
-	size_t len;
+	const char *path = c->devinfo_file;
 
 	if (within("runtimeConfig", netconf_get_string(rc, "CNIDeviceInfoFile", c->devinfo_file,
 						      sizeof(c->devinfo_file), NULL, err), err))
 		return -EINVAL;
-	if (!c->devinfo_file[0])
+	if (!path[0] || (!confpath_lexical(path) && confpath_under(path, CONF_DEVINFO_DIR) &&
+			 path[strlen(path) - 1] != '/'))
 		return 0;
-	p = c->devinfo_file + root_len;
-	if (strncmp(c->devinfo_file, CONF_DEVINFO_DIR, root_len) != 0 || !*p)
-		goto refuse;
-	for (; *p; p = *end ? end + 1 : end) {
-		end = strchrnul(p, '/');
-		len = (size_t)(end - p);
-		if (!len || (p[0] == '.' && (len == 1 || (len == 2 && p[1] == '.'))))
-			goto refuse;
-	}
-	if (p[-1] == '/')
-		goto refuse;
-	return 0;
-refuse:
 	cni_err_set(err, CNI_ERR_CONFIG, "runtimeConfig.CNIDeviceInfoFile \"%.200s\" is not a "
-		    "file under " CONF_DEVINFO_DIR, c->devinfo_file);
+		    "file under " CONF_DEVINFO_DIR, path);
 	return -EINVAL;
 }
 

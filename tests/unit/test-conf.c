@@ -460,8 +460,9 @@ START_TEST(mac_parse)
 }
 END_TEST
 
-/* runtimeConfig.CNIDeviceInfoFile: a file under the spec's directory, by
- * plain names; anything else is refused (code 7) in every verb. */
+/* runtimeConfig.CNIDeviceInfoFile: a file beneath the spec's directory
+ * ("//" and "." count for nothing, as confpath has it), no ".."; anything
+ * else is refused (code 7) in every verb. */
 #define DI "/var/run/k8s.cni.cncf.io/devinfo/"
 static const struct {
 	const char *path;
@@ -473,18 +474,20 @@ static const struct {
 	{ DI "..data.json", true },
 	{ DI "cni/.x", true },
 	{ "", true },		/* not given */
+	{ DI "cni//x.json", true },
+	{ DI "cni/./x.json", true },
+	{ "/var/run//k8s.cni.cncf.io/devinfo/cni/x.json", true },
 	{ DI, false },
 	{ DI "cni/", false },
-	{ DI "cni//x.json", false },
 	{ DI "../x.json", false },
 	{ DI "cni/../../x.json", false },
-	{ DI "cni/./x.json", false },
+	{ DI "cni/../x.json", false },
 	{ DI ".", false },
+	{ DI "./", false },
 	{ DI "cni/..", false },
 	{ "/var/run/k8s.cni.cncf.io/devinfo", false },
 	{ "/var/run/k8s.cni.cncf.io/devinfox/x.json", false },
 	{ "/run/k8s.cni.cncf.io/devinfo/cni/x.json", false },
-	{ "/var/run//k8s.cni.cncf.io/devinfo/cni/x.json", false },
 	{ "/etc/passwd", false },
 	{ "/var/lib/cni/x.json", false },
 	{ "var/run/k8s.cni.cncf.io/devinfo/cni/x.json", false },

@@ -9,6 +9,8 @@ IPAM=ippool
 fx_setup --vfs 2
 DI=/var/run/k8s.cni.cncf.io/devinfo
 D=$DI/cni
+# /var/run is a symlink to /run here, as on most nodes: messages name the path as /run/...
+DRUN=/run/k8s.cni.cncf.io/devinfo/cni
 OUTSIDE=$TMP/outside
 mkdir -p "$OUTSIDE"
 
@@ -127,10 +129,10 @@ add_fails 7 "\"pci-address\" is not ${FX_VF_BDF[0]}: it describes another device
 	"a device plugin's copy about another VF" "$(with_devinfo "$c" "$F")"
 is "$(cat "$F")" "$copy" "the other VF's copy is left as it was"
 echo '{"type": "pci", "pci": ' >"$F"
-add_fails 6 "device-info file $F: not a JSON object" "a damaged copy" "$(with_devinfo "$c" "$F")"
+add_fails 6 "device-info file $DRUN/${F##*/}: not a JSON object" "a damaged copy" "$(with_devinfo "$c" "$F")"
 
 tree=$(devinfo_tree)
-for p in "$OUTSIDE/$P-x.json" "$DI/../$P-x.json" "$D/./$P-x.json" \
+for p in "$OUTSIDE/$P-x.json" "$DI/../$P-x.json" "$D/../../$P-x.json" \
 	"/run/k8s.cni.cncf.io/devinfo/cni/$P-x.json" "$DI" "$D/" "$P-x.json" /etc/passwd; do
 	add_fails 7 "runtimeConfig.CNIDeviceInfoFile \"$p\" is not a file under $DI/" \
 		"CNIDeviceInfoFile $p" "$(with_devinfo "$c" "$p")"
@@ -142,22 +144,22 @@ is "$RC:$(jout .code)" 1:7 "DEL with a CNIDeviceInfoFile outside the directory i
 
 # a symlink (or a file) below the directory, where a directory should be
 ln -s "$OUTSIDE" "$D/$P-link"
-add_fails 7 "\"$D/$P-link\" is not a directory" "a symlinked directory below $DI" \
-	"$(with_devinfo "$c" "$D/$P-link/x.json")"
+add_fails 7 "\"$DRUN/$P-link/x.json\" crosses the symlink $DRUN/$P-link" \
+	"a symlinked directory below $DI" "$(with_devinfo "$c" "$D/$P-link/x.json")"
 echo plain >"$D/$P-file"
-add_fails 7 "\"$D/$P-file\" is not a directory" "a file where a directory should be" \
+add_fails 7 "\"$DRUN/$P-file/x.json\" is not a device-info file" "a file where a directory should be" \
 	"$(with_devinfo "$c" "$D/$P-file/x.json")"
 # the file itself a symlink
 echo target >"$OUTSIDE/target"
 ln -s "$OUTSIDE/target" "$D/$P-sym.json"
-add_fails 7 "device-info file $D/$P-sym.json is not a regular file" "a symlink at the file's name" \
-	"$(with_devinfo "$c" "$D/$P-sym.json")"
+add_fails 7 "\"$DRUN/$P-sym.json\" crosses the symlink $DRUN/$P-sym.json" \
+	"a symlink at the file's name" "$(with_devinfo "$c" "$D/$P-sym.json")"
 is "$(find "$OUTSIDE" -mindepth 1 -printf '%P ' && cat "$OUTSIDE/target")" "target target" \
 	"the symlinks' targets are untouched, nothing was written through them"
 cni DEL "$(with_devinfo "$c" "$D/$P-link/x.json")"
 is "$RC:$(jout .code)" 1:7 "DEL through a symlinked directory is refused with code 7"
 mkfifo "$D/$P-fifo.json"
-add_fails 7 "device-info file $D/$P-fifo.json is not a regular file" "a FIFO at the file's name" \
+add_fails 7 "\"$DRUN/$P-fifo.json\" is not a device-info file" "a FIFO at the file's name" \
 	"$(with_devinfo "$c" "$D/$P-fifo.json")"
 
 # directories below the spec's one that do not exist yet are made
