@@ -23,11 +23,12 @@ not_ok() {
 
 # What the doctor must leave as it is (it is read-only): the fixture's links
 # (name, MAC, alias, up), VF settings and RDMA devices (host_state), the PF,
-# the state and lock files and the conf files, down to their mtimes.
+# the state files, this run's lock files and the conf files, down to their mtimes.
 node_snapshot() {
 	host_state
 	ip -j link show "$FX_PF" | jq -c '.[] | [.ifname, .flags]'
 	find "$TMP/state" "$TMP/net.d" -printf '%p %y %s %m %T@\n' | sort
+	find "$T_LOCK_DIR" -name "$FX_PCI:*" -printf '%p %y %s %m %T@\n' | sort
 }
 
 healthy() {
