@@ -399,6 +399,8 @@ fx_sync() {
 		echo "${values[i]}" >"${files[i]}" || return
 	done
 	echo "$want" >"$FX/synced"
+	# IB VFs (libib.sh): rdmasim-drv keeps their entries
+	[ -z "${FX_IB:-}" ] || "$RDMASIM_DRV" "$RDMA_SIM_STATE" sync
 }
 
 # ---- looking at the system -----------------------------------------------

@@ -4,6 +4,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -15,6 +16,7 @@
 #include <net/if.h>
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
+#include "drvproto.h"
 #include "nldev.h"
 #include "state.h"
 
@@ -36,6 +38,8 @@ struct req {
 	bool dirty;
 	rdmasim_emit_t emit;
 	void *ctx;
+	char moved[32];		/* a device moved: its PCI address */
+	int moved_to;		/* the netns fd it moved to */
 };
 
 /* Minimum payload per attribute, as nldev_policy says (NLA_U32, NLA_U8). */
@@ -252,6 +256,8 @@ static int move(struct req *r, struct rdmasim_dev *d, uint32_t fd)
 	d->netns = to;
 	rdmasim_mark(&r->st, d);
 	r->dirty = true;
+	snprintf(r->moved, sizeof(r->moved), "%s", d->pci);
+	r->moved_to = (int)fd;
 	return 0;
 }
 
@@ -404,6 +410,17 @@ out:
 	return ret;
 }
 
+/* The move removed and re-added every ib_core client: for an IPoIB port
+ * (rdmasim-drv's VFs; it answers ENODEV for others, and nobody listens
+ * without it) ipoib destroyed the netdev and made a new one before the reply. */
+static void ipoib_recreate(const char *path, const struct req *r)
+{
+	char req[RDMASIM_DRV_REQ_MAX];
+
+	snprintf(req, sizeof(req), "rdma-moved %s", r->moved);
+	rdmasim_drv_call(path, req, r->moved_to);
+}
+
 /* rdma_nl_rcv_skb(): requests only, control messages only acked. */
 static void handle_one(const char *path, struct req *r)
 {
@@ -412,6 +429,8 @@ static void handle_one(const char *path, struct req *r)
 
 	if ((nlh->nlmsg_flags & NLM_F_REQUEST) && nlh->nlmsg_type >= NLMSG_MIN_TYPE)
 		err = run(path, r);
+	if (err == 0 && r->moved[0])
+		ipoib_recreate(path, r);
 	if (err == DUMPED)
 		return;
 	if ((nlh->nlmsg_flags & NLM_F_ACK) || err)

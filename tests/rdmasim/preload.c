@@ -2,7 +2,9 @@
 /* LD_PRELOAD library: NETLINK_RDMA sockets answered by the nldev model, so
  * RDMA netlink can be tested on a kernel without RDMA. Set RDMA_SIM_STATE to
  * the state file; without it every call goes to the real kernel. */
+#include <dirent.h>
 #include <dlfcn.h>
+#include <stdarg.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <pthread.h>
@@ -12,6 +14,7 @@
 #include <sys/uio.h>
 #include <unistd.h>
 #include <linux/netlink.h>
+#include "drvfile.h"
 #include "nldev.h"
 #include "state.h"
 #include "vfinfo.h"
@@ -366,5 +369,114 @@ EXPORT int close(int fd)
 	}
 	pthread_mutex_unlock(&lock);
 	vfinfo_close(fd);
+	drvfile_close(fd);
 	return next_close(fd);
+}
+
+/* The fake sysfs driver attributes (drvfile.c); every other file as usual. */
+#define OPEN_WRAPPER(sym, ...) \
+	{ \
+		static int (*real)(); \
+		mode_t mode = 0; \
+		int fd; \
+		if (!real) \
+			real = (int (*)())next(sym); \
+		if ((flags & O_CREAT) || (flags & O_TMPFILE) == O_TMPFILE) { \
+			va_list ap; \
+			va_start(ap, flags); \
+			mode = va_arg(ap, mode_t); \
+			va_end(ap); \
+		} \
+		if (drvfile_open(path, flags, next_open_real(), &fd)) \
+			return fd; \
+		return real(__VA_ARGS__, flags, mode); \
+	}
+
+static drvfile_open_t next_open_real(void)
+{
+	static drvfile_open_t real;
+
+	if (!real)
+		real = (drvfile_open_t)next("open");
+	return real;
+}
+
+/* Under _FILE_OFFSET_BITS=64 the headers redirect open to open64: the
+ * symbols are named explicitly so each is defined once. */
+EXPORT int sim_open(const char *path, int flags, ...) __asm__("open");
+EXPORT int sim_open64(const char *path, int flags, ...) __asm__("open64");
+EXPORT int sim_openat(int dirfd, const char *path, int flags, ...) __asm__("openat");
+EXPORT int sim_openat64(int dirfd, const char *path, int flags, ...) __asm__("openat64");
+int sim_open(const char *path, int flags, ...) OPEN_WRAPPER("open", path)
+int sim_open64(const char *path, int flags, ...) OPEN_WRAPPER("open64", path)
+int sim_openat(int dirfd, const char *path, int flags, ...)
+	OPEN_WRAPPER("openat", dirfd, path)
+int sim_openat64(int dirfd, const char *path, int flags, ...)
+	OPEN_WRAPPER("openat64", dirfd, path)
+
+/* Listing a VF's sysfs net/ or infiniband/ (drvfile.c). Under
+ * _FILE_OFFSET_BITS=64 scandir is scandir64: both symbols are defined. */
+typedef int (*scandir_t)(const char *dir, void *list, void *sel, void *cmp);
+EXPORT int sim_scandir(const char *dir, void *list, void *sel, void *cmp) __asm__("scandir");
+EXPORT int sim_scandir64(const char *dir, void *list, void *sel, void *cmp) __asm__("scandir64");
+EXPORT DIR *sim_opendir(const char *dir) __asm__("opendir");
+
+int sim_scandir(const char *dir, void *list, void *sel, void *cmp)
+{
+	static scandir_t real;
+
+	if (!real)
+		real = (scandir_t)next("scandir");
+	drvfile_before_list(dir);
+	return real(dir, list, sel, cmp);
+}
+
+int sim_scandir64(const char *dir, void *list, void *sel, void *cmp)
+{
+	static scandir_t real;
+
+	if (!real)
+		real = (scandir_t)next("scandir64");
+	drvfile_before_list(dir);
+	return real(dir, list, sel, cmp);
+}
+
+DIR *sim_opendir(const char *dir)
+{
+	static DIR *(*real)(const char *);
+
+	if (!real)
+		real = (DIR *(*)(const char *))next("opendir");
+	drvfile_before_list(dir);
+	return real(dir);
+}
+
+EXPORT int dup2(int oldfd, int newfd)
+{
+	NEXT(dup2);
+	int ret = next_dup2(oldfd, newfd);
+
+	if (ret >= 0 && oldfd != newfd)
+		drvfile_dup(oldfd, ret);
+	return ret;
+}
+
+EXPORT int dup3(int oldfd, int newfd, int flags)
+{
+	NEXT(dup3);
+	int ret = next_dup3(oldfd, newfd, flags);
+
+	if (ret >= 0)
+		drvfile_dup(oldfd, ret);
+	return ret;
+}
+
+EXPORT ssize_t write(int fd, const void *buf, size_t len)
+{
+	NEXT(write);
+	ssize_t ret;
+
+	if (drvfile_write(fd, buf, len, &ret))
+		return ret;
+	return next_write(fd, buf, len);
 }

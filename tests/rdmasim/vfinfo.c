@@ -8,6 +8,7 @@
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -21,6 +22,7 @@
 #include <linux/if_link.h>
 #include <linux/rtnetlink.h>
 #include <linux/sockios.h>
+#include "drvproto.h"
 #include "state.h"
 #include "vfinfo.h"
 
@@ -35,6 +37,7 @@ static struct pending {
 	int fd;
 	bool splice;		/* the next kernel datagram is a GETLINK reply of the PF */
 	bool stats;		/* that GETLINK did not ask RTEXT_FILTER_SKIP_STATS */
+	bool vfs;		/* it asked for VF info (RTEXT_FILTER_VF) */
 	char *buf;		/* queued datagram, NULL when none */
 	size_t len;
 } pending[MAX_PENDING];
@@ -49,12 +52,12 @@ struct req {
 
 /* ---- which sockets and requests are ours ------------------------------- */
 
-static bool host_rtnl(int fd)
+/* An rtnetlink socket; *host: of the host netns. */
+static bool rtnl(int fd, bool *host)
 {
 	int proto = 0, domain = 0, ns;
 	socklen_t len = sizeof(int);
 	struct stat st;
-	bool host;
 
 	if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) < 0 || domain != AF_NETLINK ||
 	    getsockopt(fd, SOL_SOCKET, SO_PROTOCOL, &proto, &len) < 0 || proto != NETLINK_ROUTE)
@@ -62,9 +65,9 @@ static bool host_rtnl(int fd)
 	ns = ioctl(fd, SIOCGSKNS);
 	if (ns < 0)
 		return false;
-	host = fstat(ns, &st) == 0 && st.st_ino == rdmasim_host_netns();
+	*host = fstat(ns, &st) == 0 && st.st_ino == rdmasim_host_netns();
 	syscall(SYS_close, ns);
-	return host;
+	return true;
 }
 
 static const struct nlattr *find_attr(const struct nlmsghdr *nlh, uint16_t type)
@@ -359,12 +362,13 @@ static void queue(int fd, char *buf, size_t len)
 	free(buf);
 }
 
-static void mark_splice(int fd, bool stats)
+static void mark_splice(int fd, bool stats, bool vfs)
 {
 	pthread_mutex_lock(&lock);
 	for (int i = 0; i < MAX_PENDING; i++) {
 		if (!pending[i].buf && !pending[i].splice) {
-			pending[i] = (struct pending){ .fd = fd, .splice = true, .stats = stats };
+			pending[i] = (struct pending){ .fd = fd, .splice = true, .stats = stats,
+						       .vfs = vfs };
 			break;
 		}
 	}
@@ -559,6 +563,40 @@ static void ipoib_link(struct nlmsghdr *nlh, const uint8_t addr[RDMASIM_IPOIB_AL
 	free(was);
 }
 
+/* rdmasim-drv's IPoIB netdev stand-in (a tun device of type
+ * ARPHRD_INFINIBAND) has no hardware address: it gets the one ipoib gives its
+ * netdev, the QP number and the port GID (fe80::<port GUID>), and the
+ * broadcast address; the daemon knows which netdev (netns and ifindex) is
+ * whose. */
+static void ipoib_addr(const char *path, int fd, struct nlmsghdr *nlh, const struct ifinfomsg *ifi)
+{
+	char req[RDMASIM_DRV_REQ_MAX], out[64];
+	uint8_t addr[RDMASIM_IPOIB_ALEN];
+	unsigned long long guid;
+	unsigned int qpn;
+	struct stat st;
+	int ns;
+
+	if (ifi->ifi_type != ARPHRD_INFINIBAND || find_attr(nlh, IFLA_ADDRESS))
+		return;
+	ns = ioctl(fd, SIOCGSKNS);
+	if (ns < 0)
+		return;
+	if (fstat(ns, &st) < 0) {
+		syscall(SYS_close, ns);
+		return;
+	}
+	syscall(SYS_close, ns);
+	snprintf(req, sizeof(req), "ipoib-addr %lu %d", (unsigned long)st.st_ino, ifi->ifi_index);
+	if (rdmasim_drv_query(path, req, -1, out, sizeof(out)) != 0 ||
+	    sscanf(out, "%x %llx", &qpn, &guid) != 2)
+		return;
+	rdmasim_ipoib_addr(qpn, guid, addr);
+	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
+	mnl_attr_put(nlh, IFLA_ADDRESS, RDMASIM_IPOIB_ALEN, addr);
+	mnl_attr_put(nlh, IFLA_BROADCAST, RDMASIM_IPOIB_ALEN, rdmasim_ipoib_bcast);
+}
+
 /* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST;
  * an IPoIB PF's own link looks IPoIB. */
 static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
@@ -638,34 +676,41 @@ static int getlink_error(const char *path, int ifindex)
 /* RTM_GETLINK of one link asking for VF info: the kernel answers, we add;
  * or the PF's getlink_error, as rtnl_getlink() returns one (true: answered). */
 static bool get_request(const char *path, int fd, const struct nlmsghdr *nlh,
-			const struct ifinfomsg *ifi)
+			const struct ifinfomsg *ifi, bool host)
 {
 	const struct nlattr *attr = find_attr(nlh, IFLA_EXT_MASK);
 	uint32_t mask;
 	int err;
 
-	if (nlh->nlmsg_type != RTM_GETLINK || (nlh->nlmsg_flags & NLM_F_DUMP) || !attr ||
-	    mnl_attr_get_payload_len(attr) < sizeof(uint32_t))
+	if (nlh->nlmsg_type != RTM_GETLINK || (nlh->nlmsg_flags & NLM_F_DUMP))
 		return false;
+	if (!attr || mnl_attr_get_payload_len(attr) < sizeof(uint32_t) || !host) {
+		/* any link's reply may be an IPoIB stand-in's */
+		mark_splice(fd, false, false);
+		return false;
+	}
 	mask = mnl_attr_get_u32(attr);
-	if (!(mask & RTEXT_FILTER_VF))
+	if (!(mask & RTEXT_FILTER_VF)) {
+		mark_splice(fd, false, false);
 		return false;
+	}
 	err = getlink_error(path, ifi->ifi_index);
 	if (err) {
 		ack(fd, nlh, -err);
 		return true;
 	}
-	mark_splice(fd, !(mask & RTEXT_FILTER_SKIP_STATS));
+	mark_splice(fd, !(mask & RTEXT_FILTER_SKIP_STATS), true);
 	return false;
 }
 
 bool vfinfo_send(const char *path, int fd, const void *buf, size_t len)
 {
 	const struct ifinfomsg *ifi = link_req(buf, len);
+	bool host;
 
-	if (!path || !ifi || !host_rtnl(fd))
+	if (!path || !ifi || !rtnl(fd, &host))
 		return false;
-	return set_request(path, fd, buf, ifi) || get_request(path, fd, buf, ifi);
+	return (host && set_request(path, fd, buf, ifi)) || get_request(path, fd, buf, ifi, host);
 }
 
 static struct pending *find(int fd)
@@ -723,7 +768,12 @@ static int fetch(const char *path, int fd, struct pending *p, vfinfo_recvmsg_t k
 		return -1;
 	}
 	p->len = (size_t)n;
-	add_vfs(path, p->stats, buf, &p->len);
+	if (p->vfs) {
+		add_vfs(path, p->stats, buf, &p->len);
+	} else if (link_req(buf, p->len) && ((struct nlmsghdr *)buf)->nlmsg_type == RTM_NEWLINK) {
+		ipoib_addr(path, fd, (struct nlmsghdr *)buf, link_req(buf, p->len));
+		p->len = ((struct nlmsghdr *)buf)->nlmsg_len;
+	}
 	p->buf = buf;
 	p->splice = false;
 	return 0;
