@@ -34,9 +34,11 @@ static const struct step {
 } steps[] = {
 	{ "save state", save, NULL },	/* removed by roll_back, or kept for DEL */
 	{ "apply VF settings", vf_apply, vf_restore },
+	{ "set the GUID and rebind the VF", ib_apply, ib_restore },
 	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
 	{ "move the netdev", netdev_to_pod, netdev_to_host },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
+	{ "find the IPoIB netdev", ib_netdev_to_pod, ib_netdev_to_host },
 	{ "allocate addresses", ipam_add, ipam_del },
 	{ "configure the pod link", netdev_configure, NULL },
 	{ "build the result", build_result, NULL },
@@ -144,6 +146,9 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 		log_info("VF %s: finished the undo of %s:%s (state in %s), back as %s", a->vf.bdf,
 			 h.containerid, h.ifname, h.dir, old->host_ifname);
 		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
+		/* an IB VF was rebound: new netdev, maybe another RDMA device name */
+		if (old->ib)
+			ret = vf_resolve(a, err);
 	} else if (ret != -ENOENT) {
 		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s (state in %s) failed",
 			     a->vf.bdf, h.containerid, h.ifname, h.dir);
@@ -172,6 +177,8 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 		ret = check_ifname_free(a, err);
 	if (ret == 0)
 		ret = rdma_resolve(a, err);
+	if (ret == 0)
+		ret = ib_prepare(a, err);
 	if (ret == 0)
 		ret = vf_prepare(a, err);
 	if (ret == 0)

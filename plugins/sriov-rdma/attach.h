@@ -44,6 +44,12 @@ struct attach {
 	bool has_rdma;
 	char rdma_name[RDMANL_NAME_MAX];
 	uint32_t rdma_index;
+	/* InfiniBand (ib.c): the GUIDs the VF used before ADD, the one ADD set
+	 * (node and port; 0 none), the driver it is rebound to. */
+	bool ib;
+	uint64_t ib_node_guid, ib_port_guid;
+	uint64_t ib_guid;
+	char ib_driver[SYSFS_NAME_MAX];
 
 	struct cni_result result;
 	cJSON *out;			/* ADD's result document */

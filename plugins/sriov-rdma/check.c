@@ -119,9 +119,17 @@ static int check_rdma(struct attach *a, const struct link_info *link, int iface,
 	return -ENODEV;
 }
 
+static int check_guid(struct attach *a, const struct link_info *link, int iface,
+		      struct cni_err *err)
+{
+	(void)link;
+	(void)iface;
+	return ib_check(a, err);
+}
+
 static int (*const checks[])(struct attach *, const struct link_info *, int,
 			     struct cni_err *) = {
-	check_link, check_addrs, check_routes, check_rdma,
+	check_link, check_addrs, check_routes, check_rdma, check_guid,
 };
 
 static int check_pod(struct attach *a, struct cni_err *err)

@@ -30,6 +30,8 @@ static int locate(struct attach *a, struct cni_err *err)
 	if (ret < 0)
 		return ret;
 	netdev_find_pod(a, &link_ifindex);
+	if (!a->from_state)
+		ib_locate(a);
 	if (!a->has_rdma && a->conf.rdma)
 		rdma_find_pod(a, link_ifindex);
 	return 0;
@@ -41,19 +43,21 @@ static int locate(struct attach *a, struct cni_err *err)
  * moves, or before them while the link is still in the pod. */
 static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 {
-	int rdma, netdev, vf = 0, ipam = 0;
+	int rdma, netdev, ib = 0, vf = 0, ipam = 0;
 
 	if (release_ip)
 		ipam = ipam_del_start(a, err);
 	rdma = rdma_to_host(a, err);
 	netdev = netdev_to_host(a, err);
+	if (rdma == 0 && (netdev == 0 || netdev == -ENOENT))
+		ib = ib_restore(a, err);
 	if (netdev == 0 || a->chained)
 		vf = vf_restore(a, err);
 	else
 		log_info("VF %s is not ours to restore (held elsewhere or gone)", a->vf.bdf);
 	if (ipam == 0)
 		ipam = ipam_del_finish(a, err);
-	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || vf < 0 || ipam < 0)
+	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || ib < 0 || vf < 0 || ipam < 0)
 		return -EIO;
 	return attach_remove(a, err);
 }

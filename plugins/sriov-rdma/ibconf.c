@@ -99,6 +99,18 @@ static int parse_guids(const cJSON *const in[], struct ib_conf *c, struct cni_er
 	return 0;
 }
 
+/* Keys with no meaning on IPoIB (its PF has no ndo_set_vf_mac/vlan/spoofchk/trust). */
+static const char *const eth_keys[] = { "vlan", "vlanQoS", "vlanProto", "spoofchk", "trust", "mac" };
+
+/* Matched as conf.c (and Go's encoding/json) matches them: in any case. */
+static const char *find_eth_key(const cJSON *root, const cJSON *rc)
+{
+	for (size_t k = 0; k < sizeof(eth_keys) / sizeof(eth_keys[0]); k++)
+		if (cJSON_GetObjectItem(root, eth_keys[k]))
+			return eth_keys[k];
+	return cJSON_GetObjectItem(rc, "mac") ? "runtimeConfig.mac" : NULL;
+}
+
 int ibconf_parse(const cJSON *root, const cJSON *rc, struct ib_conf *out, struct cni_err *err)
 {
 	const cJSON *args, *in[3] = { [IN_RUNTIME_CONFIG] = rc, [IN_ROOT] = root };
@@ -117,6 +129,7 @@ int ibconf_parse(const cJSON *root, const cJSON *rc, struct ib_conf *out, struct
 	    args_value(in[IN_ARGS_CNI], IB_K8S_STATUS_KEY, &status, err))
 		return -EINVAL;
 	out->ib_configured = !strcmp(status, IB_K8S_CONFIGURED);
+	out->eth_key = find_eth_key(root, rc);
 	return 0;
 }
 

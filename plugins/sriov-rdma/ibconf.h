@@ -15,6 +15,10 @@ struct ib_conf {
 	const char *guid_key;	/* the key it came from, for messages */
 	bool ib_kubernetes;	/* ibKubernetesEnabled */
 	bool ib_configured;	/* args.cni["mellanox.infiniband.app"] is "configured" */
+	/* The first Ethernet-only key the config has (vlan, vlanQoS, vlanProto,
+	 * spoofchk, trust, mac, runtimeConfig.mac), NULL none: an error on an
+	 * InfiniBand VF, judged once the link layer is known. */
+	const char *eth_key;
 };
 
 /* The GUID from runtimeConfig.infinibandGUID (Multus's infinibandGUID

@@ -82,14 +82,26 @@ int netdev_find_pod(struct attach *a, int *link_ifindex)
 	return 0;
 }
 
+/* An IPoIB netdev dies with an RDMA move: it goes after the RDMA device
+ * (ib_netdev_to_pod), and comes back with it. */
+static bool moves_with_rdma(const struct attach *a)
+{
+	return a->ib && a->has_rdma;
+}
+
 int netdev_to_pod(struct attach *a, struct cni_err *err)
+{
+	if (a->chained || moves_with_rdma(a))
+		return 0;
+	return netdev_move_to_pod(a, err);
+}
+
+int netdev_move_to_pod(struct attach *a, struct cni_err *err)
 {
 	char alias[LINK_ALIAS_MAX], what[PATH_MAX + 128];
 	struct link_info link;
 	int ret;
 
-	if (a->chained)
-		return 0;
 	snprintf(what, sizeof(what), "failed to move VF %s (%s) into netns %s as %s", a->vf.bdf,
 		 a->vf.ifname, a->netns, a->ifname);
 	ret = attach_alias(a, alias);
@@ -179,7 +191,7 @@ int netdev_to_host(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (a->chained)
+	if (a->chained || moves_with_rdma(a))
 		return 0;
 	if (a->pod_ifindex && a->pod_nl)
 		ret = move_back(a, err);

@@ -9,6 +9,7 @@
 #include <cjson/cJSON.h>
 
 #include "attach.h"
+#include "guid.h"
 #include "record.h"
 
 void record_state_name(const char *containerid, const char *ifname, char *out, size_t size)
@@ -37,13 +38,14 @@ int record_state_split(const char *name, char *containerid, size_t size, char if
 	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
 }
 
-enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC };
+enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC, K_GUID };
 
 /* What a string field may hold, beyond fitting its buffer. */
 enum check { C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE, C_NATURAL };
 
-/* What the state file holds: the host-side facts DEL restores, and the
- * network GC is scoped to (absent in files of earlier versions). */
+/* What the state file holds: the host-side facts DEL restores, the network
+ * GC is scoped to and an InfiniBand VF's GUIDs (the optional ones are absent
+ * in files of earlier versions, and left out while unset). */
 static const struct field {
 	const char *key;
 	enum kind kind;
@@ -79,12 +81,20 @@ static const struct field {
 	F("hasRdma", K_BOOL, C_ANY, has_rdma),
 	F("rdmaName", K_STR, C_ANY, rdma_name),
 	F("rdmaIndex", K_U32, C_ANY, rdma_index),
+#define FO(key, kind, check, member) { key, kind, check, true, offsetof(struct attach, member), \
+				       sizeof(((struct attach *)0)->member) }
+	FO("ib", K_BOOL, C_ANY, ib),
+	FO("ibNodeGuid", K_GUID, C_ANY, ib_node_guid),
+	FO("ibPortGuid", K_GUID, C_ANY, ib_port_guid),
+	FO("ibGuid", K_GUID, C_ANY, ib_guid),
+	FO("ibDriver", K_STR, C_ANY, ib_driver),
+#undef FO
 #undef F
 };
 
 static cJSON *field_to_json(const struct field *f, const char *p)
 {
-	char mac[18];
+	char mac[18], guid[GUID_STR_LEN + 1];
 
 	switch (f->kind) {
 	case K_STR:
@@ -100,8 +110,27 @@ static cJSON *field_to_json(const struct field *f, const char *p)
 			 (uint8_t)p[1], (uint8_t)p[2], (uint8_t)p[3], (uint8_t)p[4],
 			 (uint8_t)p[5]);
 		return cJSON_CreateString(mac);
+	case K_GUID:
+		/* 64 bits do not fit a JSON number */
+		guid_format(*(const uint64_t *)p, guid);
+		return cJSON_CreateString(guid);
 	}
 	return NULL;
+}
+
+/* An optional field not set: an empty string, false, a zero GUID. */
+static bool unset(const struct field *f, const char *p)
+{
+	switch (f->kind) {
+	case K_STR:
+		return !p[0];
+	case K_BOOL:
+		return !*(const bool *)p;
+	case K_GUID:
+		return !*(const uint64_t *)p;
+	default:
+		return false;
+	}
 }
 
 char *record_state_encode(const struct attach *a)
@@ -113,7 +142,7 @@ char *record_state_encode(const struct attach *a)
 		const char *p = (const char *)a + fields[i].off;
 		cJSON *v;
 
-		if (fields[i].optional && !p[0])
+		if (fields[i].optional && unset(&fields[i], p))
 			continue;	/* an earlier version's record stays one */
 		v = field_to_json(&fields[i], p);
 		if (!v || !cJSON_AddItemToObject(root, fields[i].key, v)) {
@@ -191,6 +220,10 @@ static int field_from_json(const struct field *f, const cJSON *v, char *p)
 			return -EBADMSG;
 		*(uint32_t *)p = (uint32_t)d;
 		return 0;
+	case K_GUID:
+		if (!cJSON_IsString(v) || guid_parse(v->valuestring, (uint64_t *)p) < 0)
+			return -EBADMSG;
+		return 0;
 	}
 	return -EBADMSG;
 }
@@ -213,7 +246,11 @@ int record_state_decode(const char *text, size_t len, struct attach *a)
 		goto out;
 	}
 	memcpy(scratch, a, sizeof(*a));
+	/* optional fields an absent key leaves unset */
 	scratch->network[0] = '\0';
+	scratch->ib = false;
+	scratch->ib_node_guid = scratch->ib_port_guid = scratch->ib_guid = 0;
+	scratch->ib_driver[0] = '\0';
 	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(fields) / sizeof(fields[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, fields[i].key);

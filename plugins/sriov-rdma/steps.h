@@ -11,11 +11,15 @@ int vf_resolve(struct attach *a, struct cni_err *err);
 int vf_prepare(struct attach *a, struct cni_err *err);
 int vf_apply(struct attach *a, struct cni_err *err);
 int vf_restore(struct attach *a, struct cni_err *err);
+/* The VF's PF netdev in the host: sets pf_ifindex. */
+int vf_find_pf(struct attach *a, struct cni_err *err);
 
 /* netdev.c: the VF netdev between host and pod, and its pod-side setup. */
 int netdev_find_host(struct attach *a, struct cni_err *err);
 int netdev_find_pod(struct attach *a, int *link_ifindex);
 int netdev_to_pod(struct attach *a, struct cni_err *err);
+/* The move itself, also for an IPoIB netdev ib.c found again. */
+int netdev_move_to_pod(struct attach *a, struct cni_err *err);
 int netdev_to_host(struct attach *a, struct cni_err *err);
 int netdev_configure(struct attach *a, struct cni_err *err);
 
@@ -27,6 +31,21 @@ int rdma_resolve(struct attach *a, struct cni_err *err);
 int rdma_find_pod(struct attach *a, int link_ifindex);
 int rdma_to_pod(struct attach *a, struct cni_err *err);
 int rdma_to_host(struct attach *a, struct cni_err *err);
+
+/* ib.c: InfiniBand VFs. ib_prepare (before any change) detects the link
+ * layer and refuses what cannot work; ib_apply sets the GUID through the PF
+ * and rebinds the VF; ib_netdev_to_pod finds the IPoIB netdev the RDMA move
+ * recreated; ib_restore, once the RDMA device is back in the host, puts the
+ * old GUIDs and host name back. All are no-ops for Ethernet VFs. */
+int ib_prepare(struct attach *a, struct cni_err *err);
+int ib_apply(struct attach *a, struct cni_err *err);
+int ib_restore(struct attach *a, struct cni_err *err);
+int ib_netdev_to_pod(struct attach *a, struct cni_err *err);
+int ib_netdev_to_host(struct attach *a, struct cni_err *err);
+/* DEL without a state file: the link layer from what the pod or host shows. */
+void ib_locate(struct attach *a);
+/* CHECK: the PF has the GUID the config gives the VF. */
+int ib_check(struct attach *a, struct cni_err *err);
 
 /* ipam.c: delegation to ipam.type. A bookkeeping IPAM type runs while the
  * VF moves: ADD starts it before the moves (ipam_add_start, undone by

@@ -90,7 +90,7 @@ static bool has_pf(const struct attach *a)
 	return !a->conf.is_aux && a->vf.pf_ifname[0];
 }
 
-static int find_pf(struct attach *a, struct cni_err *err)
+int vf_find_pf(struct attach *a, struct cni_err *err)
 {
 	struct link_info pf;
 	int ret;
@@ -141,7 +141,7 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 
 	if (!mask || a->chained || (mask == VF_MAC && !has_pf(a)))
 		return 0;
-	ret = find_pf(a, err);
+	ret = vf_find_pf(a, err);
 	if (ret < 0)
 		return ret;
 	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig);
@@ -178,7 +178,7 @@ int vf_restore(struct attach *a, struct cni_err *err)
 
 	if (!a->vf_changed)
 		return 0;
-	ret = find_pf(a, err);
+	ret = vf_find_pf(a, err);
 	if (ret == 0)
 		ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig,
 				  a->vf_changed, err);

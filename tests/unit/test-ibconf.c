@@ -151,12 +151,43 @@ START_TEST(test_ready)
 }
 END_TEST
 
+/* The Ethernet-only keys are found (judged later, once the link layer is known). */
+static const struct {
+	const char *json;
+	const char *key;	/* NULL: none */
+} eth_cases[] = {
+	{ "{\"guid\":\"" TOP_GUID "\",\"link_state\":\"enable\",\"pkey\":\"0x6\"}", NULL },
+	{ "{\"vlan\":0}", "vlan" },
+	{ "{\"VLAN\":100}", "vlan" },
+	{ "{\"vlanQoS\":1}", "vlanQoS" },
+	{ "{\"vlanProto\":\"802.1ad\"}", "vlanProto" },
+	{ "{\"spoofchk\":\"on\"}", "spoofchk" },
+	{ "{\"trust\":\"off\"}", "trust" },
+	{ "{\"mac\":\"02:00:00:00:00:01\"}", "mac" },
+	{ "{\"runtimeConfig\":{\"mac\":\"02:00:00:00:00:01\"}}", "runtimeConfig.mac" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"" RC_GUID "\"}}", NULL },
+};
+
+START_TEST(test_eth_keys)
+{
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+
+	ck_assert_int_eq(parse(eth_cases[_i].json, &c, &err), 0);
+	if (eth_cases[_i].key)
+		ck_assert_str_eq(c.eth_key ? c.eth_key : "(none)", eth_cases[_i].key);
+	else
+		ck_assert_ptr_null(c.eth_key);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_guid_sources, 0, N(guid_cases));
 	tcase_add_loop_test(tc, test_bad, 0, N(bad_cases));
 	tcase_add_test(tc, test_keys);
 	tcase_add_loop_test(tc, test_ready, 0, N(ready_cases));
+	tcase_add_loop_test(tc, test_eth_keys, 0, N(eth_cases));
 }
 
 int main(void)

@@ -1,0 +1,429 @@
+// SPDX-License-Identifier: Apache-2.0
+/* InfiniBand VFs: the GUID set through the PF, the rebind that makes the VF
+ * take it, and the IPoIB netdev the kernel recreates on a rebind or an RDMA move. */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <net/if_arp.h>
+
+#include "guid.h"
+#include "log.h"
+#include "pcidrv.h"
+#include "steps.h"
+
+/* How long a rebound VF (or an IPoIB netdev an RDMA move recreates) may take
+ * to show its netdev and RDMA device again. */
+#define IB_REFIND_MS 10000
+#define IB_POLL_MS 20
+#define IB_GUID_FIX "supply one (the pod's infiniband-guid network-selection key, or " \
+	"\"guid\" in the network), or let the SR-IOV operator assign VF GUIDs"
+
+/* <VF>/infiniband/<dev>/<attr> in the host's sysfs view. */
+static int rdma_attr(const struct attach *a, const char *attr, char *buf, size_t size)
+{
+	char path[PATH_MAX];
+
+	if (a->vf.n_rdma != 1 ||
+	    snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/infiniband/%s/%s", sysfs_root(),
+		     a->vf.bdf, a->vf.rdma[0], attr) >= (int)sizeof(path))
+		return -ENOENT;
+	return sysfs_read_attr(path, buf, size);
+}
+
+/* The VF's netdev type, else its RDMA port's link layer. */
+static bool is_ib(struct attach *a)
+{
+	struct link_info link;
+	char layer[32];
+
+	if (a->vf.ifname[0] && link_get_by_name(a->host_nl, a->vf.ifname, &link) == 0)
+		return link.type == ARPHRD_INFINIBAND;
+	return rdma_attr(a, "ports/1/link_layer", layer, sizeof(layer)) == 0 &&
+	       !strcmp(layer, "InfiniBand");
+}
+
+/* What the VF uses now: its RDMA device's node GUID, and the port GUID its
+ * GID 0 (fe80::<port GUID>) carries. */
+static int read_guids(struct attach *a, struct cni_err *err)
+{
+	char node[64], gid[64];
+	int ret;
+
+	ret = rdma_attr(a, "node_guid", node, sizeof(node));
+	if (ret == 0)
+		ret = guid_parse_sysfs(node, &a->ib_node_guid);
+	if (ret == 0)
+		ret = rdma_attr(a, "ports/1/gids/0", gid, sizeof(gid));
+	if (ret == 0)
+		ret = strlen(gid) == 39 ? guid_parse_sysfs(gid + 20, &a->ib_port_guid) : -EINVAL;
+	if (ret < 0)
+		cni_err_set(err, CNI_ERR_DEVICE, "cannot read the GUIDs of VF %s (RDMA device %s): %s",
+			    a->vf.bdf, a->vf.n_rdma ? a->vf.rdma[0] : "none", strerror(-ret));
+	return ret;
+}
+
+struct dup_query {
+	int self;
+	uint64_t guid;
+	int holder;
+};
+
+static int find_holder(int vf, const struct vf_config *cfg, void *arg)
+{
+	struct dup_query *q = arg;
+
+	if (vf != q->self && cfg->guids && (cfg->node_guid == q->guid || cfg->port_guid == q->guid)) {
+		q->holder = vf;
+		return 1;
+	}
+	return 0;
+}
+
+/* Duplicate GUIDs break the fabric: refused while another VF of the PF has it set. */
+static int check_unique(struct attach *a, struct cni_err *err)
+{
+	struct dup_query q = { .self = a->vf.vf_index, .guid = a->conf.ib.guid, .holder = -1 };
+	char text[GUID_STR_LEN + 1];
+	int ret;
+
+	ret = link_vf_walk(a->host_nl, a->pf_ifindex, find_holder, &q);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "cannot read the VF GUIDs of PF %s: %s",
+			    a->vf.pf_ifname, strerror(-ret));
+		return ret;
+	}
+	if (q.holder < 0)
+		return 0;
+	guid_format(q.guid, text);
+	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %d of PF %s: duplicate GUIDs "
+		    "break the fabric; give each pod its own", a->conf.ib.guid_key, text, q.holder,
+		    a->vf.pf_ifname);
+	return -EEXIST;
+}
+
+/* The Ethernet-only keys have no meaning on IPoIB (its PF has no such ops). */
+static int check_keys(const struct attach *a, struct cni_err *err)
+{
+	const char *key = a->conf.ib.eth_key;
+
+	if (!key && a->conf.has_mac)
+		key = "runtimeConfig.mac or CNI_ARGS MAC";
+	if (!key)
+		return 0;
+	cni_err_set(err, CNI_ERR_CONFIG, "%s is an Ethernet setting: VF %s is InfiniBand (its "
+		    "address comes from its GUID)", key, a->vf.bdf);
+	return -EINVAL;
+}
+
+int ib_prepare(struct attach *a, struct cni_err *err)
+{
+	char text[GUID_STR_LEN + 1];
+	int ret;
+
+	if (a->chained || !is_ib(a))
+		return 0;
+	a->ib = true;
+	snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+	ret = check_keys(a, err);
+	if (ret == 0)
+		ret = ibconf_check_ready(&a->conf.ib, err);
+	if (ret == 0)
+		ret = read_guids(a, err);
+	if (ret < 0)
+		return ret;
+	if (!a->conf.ib.has_guid && !guid_assigned(a->ib_node_guid)) {
+		guid_format(a->ib_node_guid, text);
+		cni_err_set(err, CNI_ERR_CONFIG, "VF %s has no valid GUID (%s) and none was given: "
+			    IB_GUID_FIX, a->vf.bdf, text);
+		return -EINVAL;
+	}
+	if (!a->conf.ib.has_guid)
+		return 0;
+	ret = vf_find_pf(a, err);
+	if (ret == 0)
+		ret = check_unique(a, err);
+	return ret;
+}
+
+static long now_ms(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+/* The VF's netdev (and, with_rdma, its RDMA device) in the host as the
+ * kernel shows them after a probe; a netdev udev renames meanwhile is looked
+ * up again. */
+static int found_in_host(struct attach *a, bool with_rdma)
+{
+	struct cni_err ignored = { 0 };
+	char bdf[SYSFS_BDF_MAX];
+	struct link_info link;
+	struct rdmanl_dev dev;
+
+	snprintf(bdf, sizeof(bdf), "%s", a->vf.bdf);
+	if (sysfs_vf_read(bdf, &a->vf, &ignored) < 0 || !a->vf.ifname[0] ||
+	    link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0)
+		return -EAGAIN;
+	a->host_ifindex = link.ifindex;
+	if (!with_rdma)
+		return 0;
+	if (a->vf.n_rdma != 1 || rdmanl_dev_by_name(a->host_ns, a->vf.rdma[0], &dev, &ignored) < 0)
+		return -EAGAIN;
+	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", dev.name);
+	a->rdma_index = dev.index;
+	return 0;
+}
+
+static int refind(struct attach *a, const char *after, struct cni_err *err)
+{
+	long deadline = now_ms() + IB_REFIND_MS;
+	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
+
+	while (found_in_host(a, true) < 0) {
+		if (now_ms() > deadline) {
+			cni_err_set(err, CNI_ERR_DEVICE, "VF %s did not come back after %s: no netdev "
+				    "and RDMA device under its PCI address after %d ms", a->vf.bdf,
+				    after, IB_REFIND_MS);
+			return -ETIMEDOUT;
+		}
+		nanosleep(&pause, NULL);
+	}
+	return 0;
+}
+
+/* One request per GUID: do_setvfinfo() acts on the first GUID of a nest. */
+static int set_guids(struct attach *a, uint64_t node, uint64_t port, struct cni_err *err)
+{
+	struct vf_config cfg = { .node_guid = node, .port_guid = port };
+	int ret = vf_find_pf(a, err);
+
+	if (ret == 0)
+		ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &cfg,
+				  VF_NODE_GUID | VF_PORT_GUID, err);
+	return ret;
+}
+
+/* mlx5 takes the GUIDs at the VF's next probe. The VF lock is enough around
+ * it: the new devices are found by the VF's PCI address, never by a name,
+ * so another VF's rebind reusing an mlx5_N name cannot mislead this one, and
+ * ib-sriov-cni's node-wide lock is not needed. */
+static int rebind(struct attach *a, struct cni_err *err)
+{
+	int ret = pcidrv_unbind(a->ib_driver, a->vf.bdf);
+
+	if (ret == 0 || ret == -ENODEV)
+		ret = pcidrv_bind(a->ib_driver, a->vf.bdf);
+	if (ret < 0 && ret != -EBUSY) {
+		cni_err_set(err, CNI_ERR_DEVICE, "failed to rebind VF %s to %s: %s", a->vf.bdf,
+			    a->ib_driver, strerror(-ret));
+		return ret;
+	}
+	return refind(a, "its driver was rebound", err);
+}
+
+static void undo_apply(struct attach *a);
+
+/* The state names the new RDMA device: DEL looks for it by name. */
+int ib_apply(struct attach *a, struct cni_err *err)
+{
+	int ret;
+
+	if (!a->ib || !a->conf.ib.has_guid)
+		return 0;
+	a->ib_guid = a->conf.ib.guid;
+	ret = set_guids(a, a->ib_guid, a->ib_guid, err);
+	if (ret == 0)
+		ret = rebind(a, err);
+	if (ret == 0)
+		ret = attach_save(a, err);
+	if (ret < 0) {
+		cni_err_wrap(err, "cannot give VF %s GUID %s", a->vf.bdf, a->conf.ib.guid_key);
+		undo_apply(a);
+	}
+	return ret;
+}
+
+/* The kernel's new netdev in the host, named as before ADD. A name of the
+ * kernel's own (ib%d) can meanwhile be another VF's new netdev: then it
+ * keeps the one the kernel gave it (udev's names, on real nodes, are
+ * stable and free). */
+static int rename_host(struct attach *a, struct cni_err *err)
+{
+	struct cni_err taken = { 0 };
+	int ret;
+
+	if (!a->host_ifname[0] || !strcmp(a->vf.ifname, a->host_ifname))
+		return 0;
+	ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, &taken);
+	if (ret == -EEXIST) {
+		log_info("VF %s stays %s: %s is another netdev's now", a->vf.bdf, a->vf.ifname,
+			 a->host_ifname);
+		return 0;
+	}
+	if (ret < 0) {
+		*err = taken;
+		return ret;
+	}
+	snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", a->host_ifname);
+	return 0;
+}
+
+/* The lock file names the attachment that holds the VF: a late DEL of an
+ * older one must not rebind a VF another pod now has. */
+static bool holds_vf(const struct attach *a)
+{
+	char own[NETCONF_NAME_MAX + IFNAMSIZ + 8], held[sizeof(own)];
+
+	attach_state_name(a->containerid, a->ifname, own, sizeof(own));
+	return attach_owner(a, held, sizeof(held)) <= 0 || !strcmp(held, own);
+}
+
+int ib_restore(struct attach *a, struct cni_err *err)
+{
+	char text[GUID_STR_LEN + 1];
+	int ret = 0;
+
+	if (!a->ib)
+		return 0;
+	if (!holds_vf(a)) {
+		log_info("VF %s is held by another attachment: its GUID stays", a->vf.bdf);
+		return 0;
+	}
+	if (a->ib_guid && !guid_assigned(a->ib_node_guid)) {
+		guid_format(a->ib_guid, text);
+		log_warn("VF %s keeps GUID %s: its GUID before ADD is unknown", a->vf.bdf, text);
+	} else if (a->ib_guid) {
+		ret = set_guids(a, a->ib_node_guid, a->ib_port_guid, err);
+		if (ret == 0)
+			ret = rebind(a, err);
+		if (ret == 0)
+			a->ib_guid = 0;
+	} else {
+		ret = refind(a, "its RDMA device came back", err);
+	}
+	if (ret == 0)
+		ret = rename_host(a, err);
+	if (ret < 0)
+		cni_err_wrap(err, "failed to restore InfiniBand VF %s", a->vf.bdf);
+	return ret;
+}
+
+/* A failed ib_apply puts back what it changed (GUIDs written, maybe a rebind). */
+static void undo_apply(struct attach *a)
+{
+	struct cni_err undo_err = { 0 };
+
+	if (ib_restore(a, &undo_err) < 0)
+		log_error("rollback of the GUID of VF %s failed: %s", a->vf.bdf, undo_err.msg);
+}
+
+/* After an RDMA move into the pod: ipoib made a new netdev, in the host
+ * (Linux before 6.17) or in the pod (6.17 on, "RDMA/ipoib: Use parent rdma
+ * device net namespace"). In the pod it is found by its parent device (the
+ * VF's PCI address) or as the RDMA port's netdev. */
+static int find_in_pod(struct attach *a, struct link_info *link)
+{
+	struct rdmanl_dev dev;
+	struct cni_err ignored = { 0 };
+
+	if (link_get_by_parent(a->pod_nl, a->vf.bdf, link) == 0)
+		return 0;
+	if (rdmanl_dev_by_name(a->pod_ns, a->rdma_name, &dev, &ignored) == 0 && dev.ndev_index &&
+	    link_get_by_index(a->pod_nl, (int)dev.ndev_index, link) == 0)
+		return 0;
+	return -EAGAIN;
+}
+
+static int ipoib_in_pod(struct attach *a, struct cni_err *err)
+{
+	char alias[LINK_ALIAS_MAX];
+	struct link_info link;
+	int ret;
+
+	if (found_in_host(a, false) == 0)
+		return netdev_move_to_pod(a, err);
+	ret = find_in_pod(a, &link);
+	if (ret < 0)
+		return ret;
+	ret = attach_alias(a, alias);
+	if (ret == 0 && strcmp(link.name, a->ifname))
+		ret = link_set_name(a->pod_nl, link.ifindex, a->ifname, err);
+	if (ret == 0)
+		ret = link_set_alias(a->pod_nl, link.ifindex, alias, err);
+	if (ret == 0)
+		a->pod_ifindex = link.ifindex;
+	return ret;
+}
+
+int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
+{
+	long deadline = now_ms() + IB_REFIND_MS;
+	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
+	int ret;
+
+	if (!a->ib || !a->has_rdma)
+		return 0;
+	while ((ret = ipoib_in_pod(a, err)) == -EAGAIN && now_ms() < deadline)
+		nanosleep(&pause, NULL);
+	if (ret == -EAGAIN)
+		cni_err_set(err, CNI_ERR_DEVICE, "VF %s has no IPoIB netdev %d ms after its RDMA "
+			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS, a->rdma_name,
+			    a->netns);
+	return ret;
+}
+
+/* The netdev in the pod dies with the RDMA device's move back. */
+int ib_netdev_to_host(struct attach *a, struct cni_err *err)
+{
+	(void)err;
+	if (a->ib && a->has_rdma)
+		a->pod_ifindex = 0;
+	return 0;
+}
+
+/* DEL without state: our link in the pod, or the VF's netdev the kernel
+ * recreated in the host when the pod netns died, says which link layer.
+ * The GUID the VF had before ADD is unknown then: it keeps the pod's. */
+void ib_locate(struct attach *a)
+{
+	struct link_info link;
+
+	if (a->pod_ifindex && link_get_by_index(a->pod_nl, a->pod_ifindex, &link) == 0)
+		a->ib = link.type == ARPHRD_INFINIBAND;
+	else
+		a->ib = is_ib(a);
+	if (a->ib) {
+		snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+		log_warn("VF %s: no state file: its GUID before ADD is unknown, it keeps the one "
+			 "it has", a->vf.bdf);
+	}
+}
+
+/* CHECK: the PF still has the GUID the network gives the VF. */
+int ib_check(struct attach *a, struct cni_err *err)
+{
+	char want[GUID_STR_LEN + 1], have[GUID_STR_LEN + 1];
+	struct vf_config cfg;
+	int ret;
+
+	if (!a->conf.ib.has_guid)
+		return 0;
+	ret = vf_read(a, err);
+	if (ret == 0)
+		ret = vf_find_pf(a, err);
+	if (ret < 0)
+		return ret;
+	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &cfg);
+	if (ret == 0 && cfg.guids && cfg.node_guid == a->conf.ib.guid &&
+	    cfg.port_guid == a->conf.ib.guid)
+		return 0;
+	guid_format(a->conf.ib.guid, want);
+	guid_format(ret == 0 ? cfg.node_guid : 0, have);
+	cni_err_set(err, CNI_ERR_CHECK, "VF %s has node GUID %s, not %s (%s)", a->vf.bdf, have,
+		    want, a->conf.ib.guid_key);
+	return -EINVAL;
+}
