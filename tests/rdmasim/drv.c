@@ -140,6 +140,7 @@ static int with_state(int (*fn)(struct vf *v, void *arg), struct vf *v, void *ar
 		ret = fn(v, arg);
 	if (ret > 0)
 		ret = rdmasim_save(state_path, &st);
+	rdmasim_free(&st);
 	rdmasim_unlock(lock);
 	return ret;
 }
@@ -150,17 +151,6 @@ static bool name_used(const char *name)
 		if (!strcmp(st.devs[i].name, name))
 			return true;
 	return false;
-}
-
-static struct rdmasim_dev *new_dev(void)
-{
-	struct rdmasim_dev *d;
-
-	if (st.n == RDMASIM_MAX_DEVS)
-		return NULL;
-	d = &st.devs[st.n++];
-	memset(d, 0, sizeof(*d));
-	return d;
 }
 
 /* ib_core: the lowest free mlx5_%d name, a new index (cyclic allocation). */
@@ -177,9 +167,9 @@ static int rdma_add(struct vf *v, void *arg)
 	for (int i = 0; i < st.n; i++)
 		if (st.devs[i].index >= next_index)
 			next_index = st.devs[i].index + 1;
-	d = new_dev();
+	d = rdmasim_add(&st);
 	if (!d)
-		return -ENOSPC;
+		return -ENOMEM;
 	snprintf(d->name, sizeof(d->name), "%s", name);
 	snprintf(d->pci, sizeof(d->pci), "%s", v->bdf);
 	d->index = next_index++;
