@@ -276,10 +276,9 @@ static int rename_host(struct attach *a, struct cni_err *err)
  * older one must not rebind a VF another pod now has. */
 static bool holds_vf(const struct attach *a)
 {
-	char own[NETCONF_NAME_MAX + IFNAMSIZ + 8], held[sizeof(own)];
+	struct record_holder h;
 
-	attach_state_name(a->containerid, a->ifname, own, sizeof(own));
-	return attach_owner(a, held, sizeof(held)) <= 0 || !strcmp(held, own);
+	return attach_holder(a, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
 }
 
 int ib_restore(struct attach *a, struct cni_err *err)

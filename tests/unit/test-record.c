@@ -16,6 +16,9 @@
 	"'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1'"
 #define STATE_HEAD "{'network':'rail1'," STATE_TAIL
 #define STATE STATE_HEAD ",'rdmaIndex':2}"
+/* An InfiniBand VF's: the GUIDs it had (the node GUID's low byte is 0) and the one set. */
+#define STATE_IB STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibNodeGuid':'00:02:c9:03:00:21:6e:00'," \
+	"'ibPortGuid':'00:02:c9:03:00:21:6e:71','ibGuid':'02:00:00:00:00:00:00:01','ibDriver':'mlx5_core'}"
 
 struct state_case {
 	const char *name;
@@ -31,6 +34,10 @@ static const struct state_case state_cases[] = {
 	  "'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
 	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
 	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}", 0, "" },
+	{ "an InfiniBand VF's", STATE_IB, 0, "rail1" },
+	{ "a GUID that is no GUID", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':'02:00'}", -EBADMSG,
+	  NULL },
+	{ "a GUID as a number", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':1}", -EBADMSG, NULL },
 	{ "a later version's key is left alone", STATE_HEAD ",'rdmaIndex':2,'newKey':[1]}", 0, "rail1" },
 	{ "empty", "", -EBADMSG, NULL },
 	{ "cut", STATE_HEAD, -EBADMSG, NULL },
@@ -81,6 +88,8 @@ START_TEST(test_state)
 		ck_assert_str_eq(a->vf.bdf, "0000:3b:00.2");
 		ck_assert_uint_eq(a->rdma_index, 2);
 		ck_assert_int_eq(a->vf_orig.vlan_proto, 33024);
+		ck_assert_uint_eq(a->ib_node_guid, strstr(c->text, "ibNodeGuid") ?
+				  0x0002c90300216e00ULL : 0);
 	} else {
 		ck_assert_str_eq(a->network, "untouched");
 	}
@@ -92,7 +101,7 @@ END_TEST
 /* What ADD writes reads back the same, an earlier version's stays one. */
 START_TEST(test_state_round_trip)
 {
-	const char *texts[] = { STATE, state_cases[1].text };
+	const char *texts[] = { STATE, state_cases[1].text, STATE_IB };
 	char *text = unit_dq(texts[_i]), *out;
 	struct attach *a = calloc(1, sizeof(*a));
 
@@ -180,7 +189,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_state, 0, sizeof(state_cases) / sizeof(state_cases[0]));
-	tcase_add_loop_test(tc, test_state_round_trip, 0, 2);
+	tcase_add_loop_test(tc, test_state_round_trip, 0, 3);
 	tcase_add_test(tc, state_embedded_nul);
 	tcase_add_loop_test(tc, test_holder, 0, sizeof(holder_cases) / sizeof(holder_cases[0]));
 	tcase_add_test(tc, holder_nul_and_length);
