@@ -97,9 +97,16 @@ static int request(struct link_sock *s, struct nl_msg *msg,
 	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, &r);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, &r);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &r);
+	/* A dump's datagrams are sized by the kernel to its largest message
+	 * (rtnl_calcit) and more: read each whole, sized by a peek, or libnl
+	 * reports it truncated (NLE_MSG_TRUNC) on a host with busy links. */
+	if (nlh->nlmsg_flags & NLM_F_DUMP)
+		nl_socket_enable_msg_peek(s->sk);
 	ret = nl_send_auto(s->sk, msg);
 	while (ret >= 0 && !r.done)
 		ret = nl_recvmsgs(s->sk, cb);
+	if (nlh->nlmsg_flags & NLM_F_DUMP)
+		nl_socket_disable_msg_peek(s->sk);
 	nl_cb_put(cb);
 	if (r.error)
 		return r.error;
@@ -159,7 +166,7 @@ static int open_socket(struct link_sock *s)
 		return -ENOMEM;
 	if (nl_connect(s->sk, NETLINK_ROUTE) < 0)
 		return errno ? -errno : -EIO;
-	/* replies fit libnl's buffer but for a PF's VF list (link_vf_get) */
+	/* replies fit libnl's buffer but for dumps and a PF's VF list (link_vf_get) */
 	nl_socket_disable_msg_peek(s->sk);
 	nl_socket_disable_auto_ack(s->sk);
 	fd = nl_socket_get_fd(s->sk);

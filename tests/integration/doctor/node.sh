@@ -83,6 +83,16 @@ doctor node --conf-dir "$TMP/net.d" --data-dir "$TMP/state"
 like "$OUT" "FAIL  rdma-mode" "shared mode: the table has the FAIL line"
 like "$OUT" "fix: run \`rdma system set netns exclusive\` while no pod runs, or load ib_core with netns_mode=0" \
 	"shared mode: the table names the fix"
+# A node without pods: alone in a PID namespace of its own with nothing bound
+# under /run/netns, the doctor sees no netns but the host's.
+T_LAST="sriov-rdma-doctor ${NODE[*]} (alone)"
+OUT=$(timeout -k 5 "$T_TIMEOUT" unshare -m -p -f --mount-proc --propagation private \
+	sh -c 'mount -t tmpfs none /run/netns && exec "$@"' sh \
+	env -u LD_LIBRARY_PATH LD_PRELOAD="$RDMASIM_LIB" "${DOCTOR_ENV[@]}" "$SRIOV_RDMA_DOCTOR" \
+	"${NODE[@]}" 2>"$TMP/stderr")
+RC=$?
+expect "shared mode, no pods" rdma-mode node FAIL "a change to exclusive is possible now" \
+	"rdma system set netns exclusive"
 sim set-mode exclusive
 
 # ---- numVfs over total, PF down -------------------------------------------------
