@@ -37,6 +37,17 @@ static int allocate(int fd, size_t len)
 	return -posix_fallocate(fd, 0, (off_t)len);
 }
 
+/* Every lookup is a binary search: entries out of order (a damaged file)
+ * would make a taken address look free, so such an index is refused and
+ * rebuilt from the leases. */
+static bool ascending(const struct lidx *x)
+{
+	for (size_t i = 1; i < lidx_len(x); i++)
+		if (x->a[i - 1] >= x->a[i])
+			return false;
+	return true;
+}
+
 int lidx_open(int dirfd, const char *name, struct lidx *x)
 {
 	struct stat st;
@@ -59,7 +70,7 @@ int lidx_open(int dirfd, const char *name, struct lidx *x)
 	if (ret)
 		goto fail;
 	ret = -EBADMSG;
-	if (memcmp(x->map, MAGIC, 8) || *x->count > x->cap)
+	if (memcmp(x->map, MAGIC, 8) || *x->count > x->cap || !ascending(x))
 		goto fail;
 	return 0;
 fail:

@@ -114,6 +114,11 @@ static const struct {
 	{ "ippoolx1\0\0\0\0\0\0\0\0xyz", 19 },			/* torn entry */
 	{ "", 0 },						/* cut to nothing */
 	{ "ippoolx", 7 },					/* torn header */
+	/* two entries out of order, and two the same: a search would miss them */
+	{ "ippoolx1\x02\0\0\0\0\0\0\0" "\x09\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+	  "\x05\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 48 },
+	{ "ippoolx1\x02\0\0\0\0\0\0\0" "\x05\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0"
+	  "\x05\0\0\0\0\0\0\0\0\0\0\0\0\0\0\0", 48 },
 };
 
 START_TEST(test_bad_file)
