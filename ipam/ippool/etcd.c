@@ -803,7 +803,7 @@ static int authenticate(struct etcd *e, struct cni_err *err);
 static int post(struct etcd *e, const char *path, const char *body, struct buf *resp,
 		struct cni_err *err)
 {
-	char why[256], seen[CNI_ERR_DETAILS_MAX] = "";
+	char why[256], cause[sizeof(why)] = "", seen[CNI_ERR_DETAILS_MAX] = "";
 	int tried = 0, reauth = 0, n = e->conf->n_endpoints, failed = e->cur;
 	size_t len = 0;
 	enum outcome o;
@@ -824,7 +824,13 @@ static int post(struct etcd *e, const char *path, const char *body, struct buf *
 				return -EPERM;
 			continue;
 		}
-		failed = e->cur;
+		/* The message names the first failure, the one a try with the
+		 * whole budget met (a refused certificate), not the timeout of
+		 * a later try that had only what was left of it. */
+		if (!cause[0]) {
+			failed = e->cur;
+			snprintf(cause, sizeof(cause), "%s", why);
+		}
 		/* Details: each endpoint's first failure. */
 		if (tried < n && len < sizeof(seen))
 			len += (size_t)snprintf(seen + len, sizeof(seen) - len, "%s%s: %s",
@@ -835,7 +841,7 @@ static int post(struct etcd *e, const char *path, const char *body, struct buf *
 			usleep(20000);	/* every endpoint failed: give them a moment */
 	} while (etcd_remaining_ms(e) > 0);
 	cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s unavailable: %s",
-		    e->conf->endpoints[failed], why);
+		    e->conf->endpoints[failed], cause);
 	cni_err_details(err, "%s", seen);
 	return -ETIMEDOUT;
 }
