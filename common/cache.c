@@ -76,12 +76,10 @@ static int open_for(const char *dir, const char *name, char tmp[NAME_MAX + 1])
 	return ret ? ret : confpath_open_dir(dir, false);
 }
 
-int cache_write(const char *dir, const char *name, const char *data, size_t len)
-{
-	return cache_write_mode(dir, name, data, len, 0600);
-}
-
-int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode)
+/* The temp file, written and renamed to name; with sync, fsync'd before the
+ * rename and the directory after it. */
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len,
+			mode_t mode, bool sync)
 {
 	char tmp[NAME_MAX + 1];
 	int dirfd = open_for(dir, name, tmp), fd = -1, ret;
@@ -97,7 +95,7 @@ int cache_write_mode(const char *dir, const char *name, const char *data, size_t
 	ret = fchmod(fd, mode) ? -errno : 0;
 	if (!ret)
 		ret = write_all(fd, data, len);
-	if (!ret && fsync(fd))
+	if (!ret && sync && fsync(fd))
 		ret = -errno;
 	if (close(fd) && !ret)
 		ret = -errno;
@@ -105,11 +103,22 @@ int cache_write_mode(const char *dir, const char *name, const char *data, size_t
 		ret = -errno;
 	if (ret)
 		unlinkat(dirfd, tmp, 0);
-	else if (fsync(dirfd))
+	else if (sync && fsync(dirfd))
 		ret = -errno;
 out:
 	close(dirfd);
 	return ret;
+}
+
+int cache_write(const char *dir, const char *name, const char *data, size_t len)
+{
+	return write_atomic(dir, name, data, len, 0600, false);
+}
+
+int cache_write_durable(const char *dir, const char *name, const char *data, size_t len,
+			mode_t mode)
+{
+	return write_atomic(dir, name, data, len, mode, true);
 }
 
 static int read_fd(int fd, size_t max, char **out, size_t *len)

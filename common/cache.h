@@ -12,12 +12,17 @@
 
 /* Creates dir and parents (0700). */
 int cache_mkdir(const char *dir);
-/* Temp file .<name>.tmp in dir, write, fsync, rename to name, fsync dir.
+/* Temp file .<name>.tmp in dir, write, rename to name: a reader, or a
+ * writer killed half-way, never leaves a partial name. Not synced: for
+ * records of kernel state that a reboot discards with them (after a power
+ * loss the file may be missing or empty, which its readers take as absent).
  * Writers of one name must be serialized (the caller's lock): they share
- * the temp file. */
+ * the temp file. 0600. */
 int cache_write(const char *dir, const char *name, const char *data, size_t len);
-/* The same with the file's mode (cache_write: 0600). */
-int cache_write_mode(const char *dir, const char *name, const char *data, size_t len, mode_t mode);
+/* The same with the file's mode, the file fsync'd before the rename and dir
+ * after it: for what must outlive a power loss (an installed binary). */
+int cache_write_durable(const char *dir, const char *name, const char *data, size_t len,
+			mode_t mode);
 /* Reads dir/name into a malloc'd NUL-terminated buffer; -ENOENT if absent. */
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
 /* The same, -EFBIG when the file holds more than max bytes. */

@@ -68,7 +68,7 @@ int install_file(const char *from, const char *to, const char *name, mode_t mode
 		*out = INSTALL_UNCHANGED;
 		goto out;
 	}
-	ret = cache_write_mode(to, name, data, len, mode);
+	ret = cache_write_durable(to, name, data, len, mode);
 out:
 	free(old);
 	free(data);
