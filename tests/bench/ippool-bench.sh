@@ -21,6 +21,7 @@ trap 'rm -rf "$TMP"' EXIT
 [ -x "$IPPOOL" ] || { echo "build ippool first: $IPPOOL" >&2; exit 1; }
 [ -x "$HOSTLOCAL" ] || { echo "host-local not found at $HOSTLOCAL" >&2; exit 1; }
 cc -O2 -o "$TMP/runner" "$SRC/tests/bench/runner.c"
+cc -O2 -Wall -Wextra -Werror -o "$TMP/durable-floor" "$SRC/tests/bench/durable-floor.c"
 
 # shellcheck source-path=SCRIPTDIR source=stats.sh
 . "$SRC/tests/bench/stats.sh"
@@ -91,7 +92,8 @@ awk -v a="$cpu_ippool_empty" -v b="$cpu_host_local_empty" \
 
 # The same on fresh empty pools with the two plugins alternating ADD by ADD,
 # so that drift on a shared machine falls on both alike; and the floors: an
-# empty C program that needs only libc.so.6 (as ippool does), and static.
+# empty C program that needs only libc.so.6 (as ippool does), static, and
+# the same committing one record durably (an fsync'd temp file renamed).
 mkdir -p "$TMP/il-ippool" "$TMP/il-hostlocal"
 ippool_conf "$TMP/il-ippool" 198.18.0.0/16 >"$TMP/il-ippool.json"
 hostlocal_conf "$TMP/il-hostlocal" 198.18.0.0/16 >"$TMP/il-hostlocal.json"
@@ -103,13 +105,17 @@ done
 floor_programs "$TMP"
 "$TMP/runner" "$RUNS" x /dev/null "$TMP/empty-dynamic" >"$TMP/floor-dynamic"
 "$TMP/runner" "$RUNS" x /dev/null "$TMP/empty-static" >"$TMP/floor-static"
+mkdir "$TMP/durable"
+FLOOR_DIR=$TMP/durable "$TMP/runner" "$RUNS" d /dev/null "$TMP/durable-floor" >"$TMP/floor-durable"
 printf '\nempty pools, ADDs alternating (%d each), and the floors | %-22s %-9s\n' "$RUNS" "wall med/p99 ms" "cpu"
 for t in il-ippool.add:ippool il-hostlocal.add:host-local floor-dynamic:"empty C program, libc.so" \
-	floor-static:"empty C program, static"; do
+	floor-static:"empty C program, static" floor-durable:"libc.so program + one fsync'd record"; do
 	read -r aw ap ac <<<"$(stats "$TMP/${t%%:*}")"
 	printf '  %-51s | %6s / %-13s %-9s\n' "${t#*:}" "$aw" "$ap" "$ac"
 done
 read -r _ _ a <<<"$(stats "$TMP/il-ippool.add")"
 read -r _ _ b <<<"$(stats "$TMP/il-hostlocal.add")"
-awk -v a="$a" -v b="$b" \
-	'BEGIN {printf "alternating empty-pool ADD CPU ratio ippool/host-local: %.2fx (target <= 0.30x)\n", a / b}'
+read -r _ _ d <<<"$(stats "$TMP/floor-durable")"
+awk -v a="$a" -v b="$b" -v d="$d" \
+	'BEGIN {printf "alternating empty-pool ADD CPU ratio ippool/host-local: %.2fx (target <= 0.30x); durable floor %.2fx\n",
+		a / b, d / b}'
