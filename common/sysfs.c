@@ -325,3 +325,51 @@ int sysfs_read_attr(const char *path, char *buf, size_t size)
 	buf[strcspn(buf, "\n")] = '\0';
 	return 0;
 }
+
+/* A PF of interest: VFs created, a netdev in this netns; its type from net/<ifname>/type. */
+static bool pf_read(const char *bdf, struct sysfs_pf *pf)
+{
+	char dev[PATH_MAX], path[PATH_MAX], text[32];
+
+	memset(pf, 0, sizeof(*pf));
+	if (!sysfs_valid_bdf(bdf) || mkpath(dev, sizeof(dev), "%s/bus/pci/devices/%s", sysfs_root(),
+					     bdf) < 0 ||
+	    mkpath(path, sizeof(path), "%s/sriov_numvfs", dev) < 0 ||
+	    sysfs_read_attr(path, text, sizeof(text)) < 0 || atoi(text) <= 0 ||
+	    mkpath(path, sizeof(path), "%s/net", dev) < 0 ||
+	    first_entry(path, pf->ifname, sizeof(pf->ifname)) < 0 || !pf->ifname[0] ||
+	    mkpath(path, sizeof(path), "%s/net/%s/type", dev, pf->ifname) < 0)
+		return false;
+	memcpy(pf->bdf, bdf, strlen(bdf) + 1);
+	pf->type = sysfs_read_attr(path, text, sizeof(text)) == 0 ? atoi(text) : -1;
+	return true;
+}
+
+int sysfs_pf_walk(int (*fn)(const struct sysfs_pf *pf, void *arg), void *arg)
+{
+	char path[PATH_MAX];
+	struct sysfs_pf pf;
+	struct dirent *d;
+	int ret = 0;
+	DIR *dir;
+
+	if (mkpath(path, sizeof(path), "%s/bus/pci/devices", sysfs_root()) < 0)
+		return -ENAMETOOLONG;
+	dir = opendir(path);
+	if (!dir)
+		return -errno;
+	while (ret == 0 && (d = readdir(dir)))
+		if (pf_read(d->d_name, &pf))
+			ret = fn(&pf, arg);
+	closedir(dir);
+	return ret;
+}
+
+int sysfs_virtfn(const char *pf_bdf, int n, char out[SYSFS_BDF_MAX])
+{
+	char path[PATH_MAX];
+
+	if (mkpath(path, sizeof(path), "%s/bus/pci/devices/%s/virtfn%d", sysfs_root(), pf_bdf, n) < 0)
+		return -ENAMETOOLONG;
+	return link_base(path, out, SYSFS_BDF_MAX);
+}

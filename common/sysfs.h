@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Reads under /sys or $SYSFS_PATH: a VF's PF, index, driver, netdev, RDMA device. */
+/* Reads under /sys or $SYSFS_PATH: a VF's PF, index, driver, netdev, RDMA device; the node's SR-IOV PFs. */
 #pragma once
 
 #include <stdbool.h>
@@ -34,6 +34,18 @@ int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err);
 /* The same facts for a sub-function under bus/auxiliary/devices/<id>: bdf holds
  * the id, vf_index is -1 and the PF fields are "". Errors: no such device. */
 int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err);
+/* An SR-IOV PF: VFs created (sriov_numvfs above 0) and a netdev in this netns. */
+struct sysfs_pf {
+	char bdf[SYSFS_BDF_MAX];
+	char ifname[IFNAMSIZ];
+	int type;				/* net/<ifname>/type (ARPHRD_*), -1 unknown */
+};
+
+/* Calls fn for every such PF under bus/pci/devices; a non-zero return of
+ * fn ends the walk and is returned (-errno when the directory does not read). */
+int sysfs_pf_walk(int (*fn)(const struct sysfs_pf *pf, void *arg), void *arg);
+/* The PCI address of VF n of PF pf_bdf (its virtfnN link). */
+int sysfs_virtfn(const char *pf_bdf, int n, char out[SYSFS_BDF_MAX]);
 /* The first line of a small sysfs attribute file (at most size-1 bytes,
  * newline cut). -errno: a read error is what an absent attribute gives
  * (e.g. EINVAL for an empty GID slot's type). */

@@ -20,13 +20,13 @@
 	"\"guid\" in the network), or let the SR-IOV operator assign VF GUIDs"
 
 /* <VF>/infiniband/<dev>/<attr> in the host's sysfs view. */
-static int rdma_attr(const struct attach *a, const char *attr, char *buf, size_t size)
+static int rdma_attr(const struct sysfs_vf *vf, const char *attr, char *buf, size_t size)
 {
 	char path[PATH_MAX];
 
-	if (a->vf.n_rdma != 1 ||
+	if (vf->n_rdma != 1 ||
 	    snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/infiniband/%s/%s", sysfs_root(),
-		     a->vf.bdf, a->vf.rdma[0], attr) >= (int)sizeof(path))
+		     vf->bdf, vf->rdma[0], attr) >= (int)sizeof(path))
 		return -ENOENT;
 	return sysfs_read_attr(path, buf, size);
 }
@@ -39,66 +39,113 @@ static bool is_ib(struct attach *a)
 
 	if (a->vf.ifname[0] && link_get_by_name(a->host_nl, a->vf.ifname, &link) == 0)
 		return link.type == ARPHRD_INFINIBAND;
-	return rdma_attr(a, "ports/1/link_layer", layer, sizeof(layer)) == 0 &&
+	return rdma_attr(&a->vf, "ports/1/link_layer", layer, sizeof(layer)) == 0 &&
 	       !strcmp(layer, "InfiniBand");
 }
 
-/* What the VF uses now: its RDMA device's node GUID, and the port GUID its
- * GID 0 (fe80::<port GUID>) carries. */
-static int read_guids(struct attach *a, struct cni_err *err)
+/* What a VF uses now: its RDMA device's node GUID, and the port GUID its
+ * GID 0 (fe80::<port GUID>) carries. -ENOENT while the device is not in
+ * the host. */
+static int vf_guids(const struct sysfs_vf *vf, uint64_t *node, uint64_t *port)
 {
-	char node[64], gid[64];
+	char text[64], gid[64];
 	int ret;
 
-	ret = rdma_attr(a, "node_guid", node, sizeof(node));
+	ret = rdma_attr(vf, "node_guid", text, sizeof(text));
 	if (ret == 0)
-		ret = guid_parse_sysfs(node, &a->ib_node_guid);
+		ret = guid_parse_sysfs(text, node);
 	if (ret == 0)
-		ret = rdma_attr(a, "ports/1/gids/0", gid, sizeof(gid));
+		ret = rdma_attr(vf, "ports/1/gids/0", gid, sizeof(gid));
 	if (ret == 0)
-		ret = strlen(gid) == 39 ? guid_parse_sysfs(gid + 20, &a->ib_port_guid) : -EINVAL;
+		ret = strlen(gid) == 39 ? guid_parse_sysfs(gid + 20, port) : -EINVAL;
+	return ret;
+}
+
+static int read_guids(struct attach *a, struct cni_err *err)
+{
+	int ret = vf_guids(&a->vf, &a->ib_node_guid, &a->ib_port_guid);
+
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_DEVICE, "cannot read the GUIDs of VF %s (RDMA device %s): %s",
 			    a->vf.bdf, a->vf.n_rdma ? a->vf.rdma[0] : "none", strerror(-ret));
 	return ret;
 }
 
+/* Who holds a GUID among the VFs of the node's IPoIB PFs. */
 struct dup_query {
-	int self;
+	const struct attach *a;
+	struct sysfs_pf pf;		/* the PF walked now */
 	uint64_t guid;
-	int holder;
+	int holder;			/* its VF index on pf, -1 none */
+	struct cni_err *err;
 };
 
+/* A VF holds what its PF last set for it, which it takes at its next probe
+ * (mlx5 reports 0 for a GUID never set); for a GUID never set, what it uses
+ * now, its firmware's, as far as the host sees its RDMA device. */
 static int find_holder(int vf, const struct vf_config *cfg, void *arg)
 {
 	struct dup_query *q = arg;
+	uint64_t node = cfg->guids ? cfg->node_guid : 0, port = cfg->guids ? cfg->port_guid : 0;
+	uint64_t used_node = 0, used_port = 0;
+	struct cni_err ignored = { 0 };
+	char bdf[SYSFS_BDF_MAX];
+	struct sysfs_vf other;
 
-	if (vf != q->self && cfg->guids && (cfg->node_guid == q->guid || cfg->port_guid == q->guid)) {
-		q->holder = vf;
-		return 1;
+	if (!strcmp(q->pf.bdf, q->a->vf.pf_bdf) && vf == q->a->vf.vf_index)
+		return 0;
+	if ((!node || !port) && sysfs_virtfn(q->pf.bdf, vf, bdf) == 0 &&
+	    sysfs_vf_read(bdf, &other, &ignored) == 0 &&
+	    vf_guids(&other, &used_node, &used_port) == 0) {
+		node = node ? node : used_node;
+		port = port ? port : used_port;
 	}
-	return 0;
+	if (node != q->guid && port != q->guid)
+		return 0;
+	q->holder = vf;
+	return 1;
 }
 
-/* Duplicate GUIDs break the fabric: refused while another VF of the PF has it set. */
-static int check_unique(struct attach *a, struct cni_err *err)
+static int pf_holder(const struct sysfs_pf *pf, void *arg)
 {
-	struct dup_query q = { .self = a->vf.vf_index, .guid = a->conf.ib.guid, .holder = -1 };
-	char text[GUID_STR_LEN + 1];
+	struct dup_query *q = arg;
+	struct link_info link;
 	int ret;
 
-	ret = link_vf_walk(a->host_nl, a->pf_ifindex, find_holder, &q);
-	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_NETLINK, "cannot read the VF GUIDs of PF %s: %s",
-			    a->vf.pf_ifname, strerror(-ret));
-		return ret;
-	}
-	if (q.holder < 0)
+	/* the VF's own PF whatever sysfs says its type is */
+	if (pf->type != ARPHRD_INFINIBAND && strcmp(pf->bdf, q->a->vf.pf_bdf))
 		return 0;
+	q->pf = *pf;
+	ret = link_get_by_name(q->a->host_nl, pf->ifname, &link);
+	if (ret == 0)
+		ret = link_vf_walk(q->a->host_nl, link.ifindex, find_holder, q);
+	if (ret < 0)
+		cni_err_set(q->err, CNI_ERR_NETLINK, "cannot read the VF GUIDs of PF %s (%s): %s",
+			    pf->ifname, pf->bdf, strerror(-ret));
+	return ret;
+}
+
+/* Duplicate GUIDs break the fabric: refused while another VF of the node
+ * holds it, on any IPoIB PF. One GETLINK per IPoIB PF (8 on a GPU node);
+ * sysfs is read only for VFs whose PF never set a GUID. */
+static int check_unique(struct attach *a, struct cni_err *err)
+{
+	struct dup_query q = { .a = a, .guid = a->conf.ib.guid, .holder = -1, .err = err };
+	char text[GUID_STR_LEN + 1], bdf[SYSFS_BDF_MAX];
+	int ret;
+
+	ret = sysfs_pf_walk(pf_holder, &q);
+	if (ret < 0 && !err->msg[0])
+		cni_err_set(err, CNI_ERR_IO, "cannot list the PCI devices under %s: %s",
+			    sysfs_root(), strerror(-ret));
+	if (ret <= 0)
+		return ret;
 	guid_format(q.guid, text);
-	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %d of PF %s: duplicate GUIDs "
-		    "break the fabric; give each pod its own", a->conf.ib.guid_key, text, q.holder,
-		    a->vf.pf_ifname);
+	if (sysfs_virtfn(q.pf.bdf, q.holder, bdf) < 0)
+		snprintf(bdf, sizeof(bdf), "?");
+	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %s (VF %d of PF %s): "
+		    "duplicate GUIDs break the fabric; give each pod its own", a->conf.ib.guid_key,
+		    text, bdf, q.holder, q.pf.ifname);
 	return -EEXIST;
 }
 
@@ -247,28 +294,49 @@ int ib_apply(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-/* The kernel's new netdev in the host, named as before ADD. A name of the
- * kernel's own (ib%d) can meanwhile be another VF's new netdev: then it
- * keeps the one the kernel gave it (udev's names, on real nodes, are
- * stable and free). */
+/* The kernel names a new IPoIB netdev ib%d, the lowest number free, so the
+ * rebinds of VFs restored at once hand out each other's names. A name
+ * another netdev holds is waited for (that one is usually such a VF, about
+ * to take its own name), this one parked meanwhile under a name of ours, so
+ * two VFs holding each other's names both get theirs. A name still held
+ * after IB_REFIND_MS is its holder's: the VF takes the next free ib%d. */
+#define IB_PARKED_NAME "ibpark%d"
+#define IB_KERNEL_NAME "ib%d"
+
 static int rename_host(struct attach *a, struct cni_err *err)
 {
+	long deadline = now_ms() + IB_REFIND_MS;
+	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
 	struct cni_err taken = { 0 };
+	struct link_info link;
+	bool parked = false;
 	int ret;
 
 	if (!a->host_ifname[0] || !strcmp(a->vf.ifname, a->host_ifname))
 		return 0;
-	ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, &taken);
+	while ((ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, &taken)) ==
+		       -EEXIST && now_ms() < deadline) {
+		if (!parked && link_set_name(a->host_nl, a->host_ifindex, IB_PARKED_NAME,
+					     &taken) == 0) {
+			log_info("VF %s waits for its host name %s, another netdev's now",
+				 a->vf.bdf, a->host_ifname);
+			parked = true;
+		}
+		nanosleep(&pause, NULL);
+	}
+	snprintf(link.name, sizeof(link.name), "%s", a->host_ifname);
 	if (ret == -EEXIST) {
-		log_info("VF %s stays %s: %s is another netdev's now", a->vf.bdf, a->vf.ifname,
-			 a->host_ifname);
-		return 0;
+		ret = link_set_name(a->host_nl, a->host_ifindex, IB_KERNEL_NAME, &taken);
+		if (ret == 0 && link_get_by_index(a->host_nl, a->host_ifindex, &link) < 0)
+			snprintf(link.name, sizeof(link.name), "%s", IB_KERNEL_NAME);
+		log_warn("VF %s: its host name %s is another netdev's after %d ms: it is %s now",
+			 a->vf.bdf, a->host_ifname, IB_REFIND_MS, link.name);
 	}
 	if (ret < 0) {
 		*err = taken;
 		return ret;
 	}
-	snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", a->host_ifname);
+	snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", link.name);
 	return 0;
 }
 
@@ -292,16 +360,19 @@ int ib_restore(struct attach *a, struct cni_err *err)
 		log_info("VF %s is held by another attachment: its GUID stays", a->vf.bdf);
 		return 0;
 	}
-	if (a->ib_guid && !guid_assigned(a->ib_node_guid)) {
-		guid_format(a->ib_guid, text);
-		log_warn("VF %s keeps GUID %s: its GUID before ADD is unknown", a->vf.bdf, text);
-	} else if (a->ib_guid) {
+	if (a->ib_guid && guid_assigned(a->ib_node_guid)) {
 		ret = set_guids(a, a->ib_node_guid, a->ib_port_guid, err);
 		if (ret == 0)
 			ret = rebind(a, err);
 		if (ret == 0)
 			a->ib_guid = 0;
 	} else {
+		if (a->ib_guid) {
+			guid_format(a->ib_guid, text);
+			log_warn("VF %s keeps GUID %s: its GUID before ADD is unknown", a->vf.bdf,
+				 text);
+		}
+		/* the netdev the move back made, renamed below */
 		ret = refind(a, "its RDMA device came back", err);
 	}
 	if (ret == 0)

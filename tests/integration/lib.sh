@@ -500,10 +500,12 @@ state_holds() {
 		"$TMP/state/$1:$ifn.json" >/dev/null 2>&1
 }
 
-# vf_is I JQ-CHECK: the PF (fx_setup --vf-info) reports VF I's settings as
-# JQ-CHECK wants (e.g. '.vlan == 100 and .trust == true').
+# vf_is I JQ-CHECK: VF I's PF (fx_setup --vf-info) reports VF I's settings as
+# JQ-CHECK wants (e.g. '.vlan == 100 and .trust == true'). A VF the fixture
+# did not make is PF 0's (`sim pf` can give it more VFs).
 vf_is() {
-	jq -e ".pf.vfs[$1] | $2" "$RDMA_SIM_STATE" >/dev/null
+	local p=${FX_VF_PF[$1]:-0}
+	jq -e ".pfs[$p].vfs[$(($1 - p * FX_VFS_PER_PF))] | $2" "$RDMA_SIM_STATE" >/dev/null
 }
 
 # host_state: what a failed or undone ADD must leave as it was, one line per
@@ -521,7 +523,7 @@ host_state() {
 			+ " addrs=\([.addr_info[]? | select(.scope == "global") | .local] | join(","))"
 		  end' || return
 	jq -r '.devices[] | "rdma \(.name): \(.netns)"' "$RDMA_SIM_STATE"
-	jq -r '.pf.vfs // [] | to_entries[] | "pf vf\(.key): \(.value | tostring)"' "$RDMA_SIM_STATE"
+	jq -r '.pfs[0].vfs // [] | to_entries[] | "pf vf\(.key): \(.value | tostring)"' "$RDMA_SIM_STATE"
 	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
 	return 0
 }

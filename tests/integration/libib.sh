@@ -4,8 +4,9 @@
 # FX_* of lib.sh are read and set here:
 # shellcheck disable=SC2034,SC2153
 #
-# fx_setup_ib [--vfs N] [--ipoib-netns host|dev] [--no-guid I]
-# fx_setup's NIC with an IPoIB PF (VF GUIDs set through it, `sim pf ... ib`)
+# fx_setup_ib [--pfs N] [--vfs N] [--ipoib-netns host|dev] [--no-guid I]
+# fx_setup's NIC with IPoIB PFs (VF GUIDs set through them, `sim pf ... ib`;
+# sysfs net/<pf>/type 32, ARPHRD_INFINIBAND; --pfs N of them, --vfs VFs each)
 # and, in place of the veth VF stand-ins, VFs bound to mlx5_core by
 # rdmasim-drv: each has an IPoIB netdev stand-in (a tun device of type
 # infiniband, "ib%d") and an RDMA device (lowest free mlx5_N, a new index at
@@ -15,7 +16,7 @@
 # device's netns (6.17 on). --no-guid I: VF I's firmware gave it no GUID (all
 # zeros), as met on H200 nodes.
 #
-# Each VF I comes up with firmware GUIDs FX_VF_NODE_GUID[I] / FX_VF_PORT_GUID[I]
+# Each VF I (numbered over all PFs, as fx_setup does) comes up with firmware GUIDs FX_VF_NODE_GUID[I] / FX_VF_PORT_GUID[I]
 # (16 hex digits) until the PF sets others.
 
 RDMASIM_DRV=${RDMASIM_DRV:-$T_BUILD/tests/rdmasim/rdmasim-drv}
@@ -30,9 +31,10 @@ fx_drv_stop() {
 }
 
 fx_setup_ib() {
-	local nvfs=2 where=host noguid=-1 i bdf
+	local nvfs=2 npfs=1 where=host noguid=-1 i p bdf
 	while [ $# -gt 0 ]; do
 		case $1 in
+		--pfs) npfs=$2; shift ;;
 		--vfs) nvfs=$2; shift ;;
 		--ipoib-netns) where=$2; shift ;;
 		--no-guid) noguid=$2; shift ;;
@@ -40,16 +42,20 @@ fx_setup_ib() {
 		esac
 		shift
 	done
-	fx_setup --vfs "$nvfs" --vf-info || return
-	sim pf "$FX_PF" "$nvfs" ib || return
+	fx_setup --pfs "$npfs" --vfs "$nvfs" --vf-info || return
+	for ((p = 0; p < npfs; p++)); do
+		sim pf "${FX_PF_IF[p]}" "$nvfs" ib || return
+		echo 32 >"$(fx_dir "${FX_PF_BDFS[p]}")/net/${FX_PF_IF[p]}/type" || return
+	done
 	# the Ethernet VF stand-ins make way for the driver model's
-	for ((i = 0; i < nvfs; i++)); do
+	for ((i = 0; i < FX_NVFS; i++)); do
 		bdf=${FX_VF_BDF[i]}
 		ip link del "${FX_VF_IF[i]}" || return
-		rm -rf "${FX_DEVICES:?}/$bdf/net" "${FX_DEVICES:?}/$bdf/infiniband"
+		rm -rf "$(fx_dir "$bdf")/net" "$(fx_dir "$bdf")/infiniband"
 		FX_VF_IF[i]='' FX_VF_RDMA[i]='' FX_VF_IDX[i]=0
 	done
-	jq --arg pf "$FX_PF_BDF" '.devices |= map(select(.pci == $pf))' "$RDMA_SIM_STATE" \
+	jq --arg pfs "${FX_PF_BDFS[*]}" '.devices |= map(select(.pci | IN($pfs | split(" ")[])))' \
+		"$RDMA_SIM_STATE" \
 		>"$RDMA_SIM_STATE.new" && mv "$RDMA_SIM_STATE.new" "$RDMA_SIM_STATE" || return
 	# fx_sync leaves them to rdmasim-drv
 	fx_vfs_json >"$FX/vfs.json" && rm -f "$FX/synced" || return
@@ -57,13 +63,13 @@ fx_setup_ib() {
 	T_AT_EXIT+=(fx_drv_stop)
 	drv ipoib-netns "$where" || return
 	FX_VF_NODE_GUID=() FX_VF_PORT_GUID=()
-	for ((i = 0; i < nvfs; i++)); do
+	for ((i = 0; i < FX_NVFS; i++)); do
 		FX_VF_NODE_GUID[i]=$(printf '0002c90300b1%04x' "$i")
 		FX_VF_PORT_GUID[i]=$(printf '0002c90300b2%04x' "$i")
 		if [ "$i" -eq "$noguid" ]; then
 			FX_VF_NODE_GUID[i]=0000000000000000 FX_VF_PORT_GUID[i]=0000000000000000
 		fi
-		drv vf "${FX_VF_BDF[i]}" "$i" mlx5_core "${FX_VF_NODE_GUID[i]}" \
+		drv vf "${FX_VF_BDF[i]}" $((i - FX_VF_PF[i] * nvfs)) mlx5_core "${FX_VF_NODE_GUID[i]}" \
 			"${FX_VF_PORT_GUID[i]}" || return
 	done
 	FX_IB=1
@@ -113,3 +119,80 @@ ib_pod_die() {
 	drv netns-gone "$(netns_inode "$1")" && sim_netns_gone "$(netns_inode "$1")" &&
 		netns_del "$1"
 }
+
+# ib_state: what an undone ADD must leave as it was: per VF (numbered over
+# all PFs) its host netdev name (not its ifindex: every rebind makes a new
+# netdev), the GUIDs it uses, whether the host sees its RDMA device; its
+# PF's GUIDs for it; IPAM's hold.
+ib_state() {
+	local i l fw=()
+	for ((i = 0; i < FX_NVFS; i++)); do
+		l=$(ib_link "$i")
+		echo "vf$i: netdev=$(link_field "${l:-{\}}" '.ifname // "none"')" \
+			"alias=$(link_field "${l:-{\}}" '.ifalias // ""')" \
+			"guid=$(ib_sysfs_guid "$i") rdma-in-host=$(rdma_visible "" | grep -qw "$(ib_rdma "$i")" &&
+				echo yes || echo no)"
+	done
+	# what the PF gives each VF at its next probe: what it last set, else
+	# (0, never set) the firmware's GUIDs
+	for ((i = 0; i < FX_NVFS; i++)); do
+		fw+=("${FX_VF_NODE_GUID[i]}" "${FX_VF_PORT_GUID[i]}")
+	done
+	jq -r --args '$ARGS.positional as $fw | [.pfs[].vfs[]] | to_entries[]
+		| def pick(g; f): if g == "0000000000000000" then f else g end;
+		"pf vf\(.key): next probe \(pick(.value.node_guid; $fw[.key * 2]))"
+		+ " \(pick(.value.port_guid; $fw[.key * 2 + 1])) link_state \(.value.link_state)"' \
+		"${fw[@]}" <"$RDMA_SIM_STATE"
+	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
+	return 0
+}
+
+# nonames IB_STATE: without the netdev names (the kernel's ib<N> go to
+# whichever netdev comes first)
+nonames() {
+	# shellcheck disable=SC2001 # a pattern, not a fixed string
+	sed 's/netdev=[^ ]* //' <<<"$1"
+}
+
+# pf_guid_is I GUID16: the PF has set node and port GUID GUID16 for VF I.
+pf_guid_is() {
+	vf_is "$1" ".node_guid == \"$2\" and .port_guid == \"$2\""
+}
+
+# ib_added CTX GUID16: the last ADD of VF $VF into $POD worked: the pod has
+# an IPoIB link $IFNAME, up, with the IPAM addresses, the RDMA device; the
+# host has neither; the PF gave the VF GUID16 and the VF uses it.
+ib_added() {
+	local c=$1 l want got port mac
+	is "$RC" 0 "$c: ADD succeeds" || { diag "$OUT"; return 1; }
+	l=$(ip -n "$POD" -d -j addr show dev "$IFNAME" 2>/dev/null | jq -c '.[0]')
+	is "$(link_field "$l" .link_type)" infiniband "$c: the pod has $IFNAME, an IPoIB link"
+	ok "$c: it is up" link_is_up "$l"
+	want=$(jout '[.ips[].address] | sort | join(" ")')
+	got=$(link_addrs "$l" | tr ' ' '\n' | sort | paste -sd ' ')
+	is "$got" "$want" "$c: it has the IPAM addresses ($want)"
+	is "$(ib_link "$VF")" "" "$c: the host has no netdev of the VF"
+	is "$(rdma_visible "$POD")" "$(ib_rdma "$VF")" "$c: the pod sees the VF's RDMA device"
+	[ -z "${2:-}" ] || ok "$c: the PF gave VF $VF GUID $2" pf_guid_is "$VF" "$2"
+	port=$(sed 's/../&:/g; s/:$//' <<<"${2:-${FX_VF_PORT_GUID[$VF]}}")
+	mac=$(jout '.interfaces[0].mac')
+	ok "$c: result mac is the 20-byte IPoIB address ($mac)" \
+		grep -qxE '([0-9a-f]{2}:){19}[0-9a-f]{2}' <<<"$mac"
+	like "$mac" ":fe:80:00:00:00:00:00:00:$port" "$c: it carries the port GID with GUID $port"
+	is "$(jout '.interfaces[0].name')" "$IFNAME" "$c: result interface is $IFNAME"
+	is "$(jout '.interfaces[0].sandbox')" "$NETNS" "$c: result sandbox is the netns"
+}
+
+# ib_add_fails CODE TEXT DESC CONF: ADD fails with CODE and TEXT, and leaves ib_state.
+ib_add_fails() {
+	local before
+	pod_new
+	before=$(ib_state)
+	cni ADD "$4"
+	is "$RC $(jout .code)" "1 $1" "$3: ADD fails with code $1"
+	like "$(jout .msg)" "$2" "$3: the message says \"$2\""
+	is "$(ib_state)" "$before" "$3: the VF keeps its GUIDs, netdev and RDMA device in the host"
+	is "$(ip -n "$POD" -j link show | jq -c '[.[].ifname]')" '["lo"]' "$3: the pod has no link of it"
+	netns_del "$POD"
+}
+

@@ -122,9 +122,10 @@ static int cmd_netns_gone(struct rdmasim_state *st, int argc, char **argv)
 /* An SR-IOV PF with n VFs as a driver creates them: zero MAC, no VLAN,
  * spoof checking on, not trusted, link state auto, no rate limits; "ib":
  * an IPoIB PF whose VFs have no GUID set yet (mlx5_ib reports 0). */
+/* A new PF, or one set up anew (by its netdev's name). */
 static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
 {
-	struct rdmasim_pf *pf = &st->pf;
+	struct rdmasim_pf *pf;
 	char *end;
 	long n;
 
@@ -135,6 +136,11 @@ static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
 	n = strtol(argv[1], &end, 10);
 	if (errno || *end || n < 1 || n > RDMASIM_MAX_VFS)
 		return -EINVAL;
+	pf = rdmasim_pf_by_name(st, argv[0]);
+	if (!pf && st->n_pfs == RDMASIM_MAX_PFS)
+		return -ENOSPC;
+	if (!pf)
+		pf = &st->pfs[st->n_pfs++];
 	memset(pf, 0, sizeof(*pf));
 	pf->ifindex = if_nametoindex(argv[0]);
 	if (!pf->ifindex) {
@@ -153,19 +159,22 @@ static int cmd_pf(struct rdmasim_state *st, int argc, char **argv)
 	return 0;
 }
 
-/* The PF's driver has no ndo_set_vf_* for these settings (none: all). */
+/* The PFs' driver has no ndo_set_vf_* for these settings (none: all). */
 static int cmd_lacks(struct rdmasim_state *st, int argc, char **argv)
 {
-	if (!st->pf.name[0])
+	unsigned int lacks = 0;
+
+	if (!st->n_pfs)
 		return -ENODEV;
-	st->pf.lacks = 0;
 	for (int i = 0; i < argc; i++) {
 		unsigned int op = rdmasim_vf_op(argv[i]);
 
 		if (!op)
 			return -EINVAL;
-		st->pf.lacks |= op;
+		lacks |= op;
 	}
+	for (int i = 0; i < st->n_pfs; i++)
+		st->pfs[i].lacks = lacks;
 	return 0;
 }
 
@@ -176,7 +185,7 @@ static int cmd_getlink_error(struct rdmasim_state *st, int argc, char **argv)
 	char *end;
 	long n;
 
-	if (!st->pf.name[0])
+	if (!st->n_pfs)
 		return -ENODEV;
 	if (argc != 1)
 		return -EINVAL;
@@ -184,7 +193,8 @@ static int cmd_getlink_error(struct rdmasim_state *st, int argc, char **argv)
 	n = strtol(argv[0], &end, 10);
 	if (errno || *end || n < 0 || n > 4095)
 		return -EINVAL;
-	st->pf.getlink_error = (uint32_t)n;
+	for (int i = 0; i < st->n_pfs; i++)
+		st->pfs[i].getlink_error = (uint32_t)n;
 	return 0;
 }
 

@@ -25,7 +25,8 @@
 #include "drvproto.h"
 #include "state.h"
 
-#define MAX_VFS 256
+/* 8 PFs x 128 VFs, a GPU node's */
+#define MAX_VFS 1024
 /* A path built from parts; -ENAMETOOLONG when it does not fit. */
 #define PATHF(buf, ...) \
 	do { \
@@ -37,6 +38,7 @@ struct vf {
 	char bdf[32];
 	char driver[64];
 	int index;			/* on its PF */
+	char pf[IFNAMSIZ];		/* its PF's netdev (physfn/net/), "" none */
 	/* The GUIDs its firmware gives it while the PF never set any */
 	uint64_t fw_node_guid, fw_port_guid;
 	bool bound;
@@ -45,6 +47,7 @@ struct vf {
 	uint64_t node_guid, port_guid;	/* what the bound VF uses */
 	bool fail_probe;		/* the next probe fails (EIO), once */
 	bool hang_probe;		/* the next probe binds but brings nothing up, once */
+	int fail_move;			/* errno of the next move out of the host, once */
 };
 
 static struct vf vfs[MAX_VFS];
@@ -209,16 +212,15 @@ static int rdma_set_ndev(struct vf *v, void *arg)
 	return 1;
 }
 
-/* mlx5_ib takes the GUIDs the PF last set (its vfs_ctx) at probe. */
+/* mlx5_ib takes the GUIDs its PF last set (its vfs_ctx) at probe. */
 static int read_guids(struct vf *v, void *arg)
 {
+	const struct rdmasim_pf *pf = rdmasim_pf_by_name(&st, v->pf);
+	const struct rdmasim_vf *set = pf && v->index < pf->n_vfs ? &pf->vfs[v->index] : NULL;
+
 	(void)arg;
-	v->node_guid = v->fw_node_guid;
-	v->port_guid = v->fw_port_guid;
-	if (v->index < st.pf.n_vfs && st.pf.vfs[v->index].node_guid)
-		v->node_guid = st.pf.vfs[v->index].node_guid;
-	if (v->index < st.pf.n_vfs && st.pf.vfs[v->index].port_guid)
-		v->port_guid = st.pf.vfs[v->index].port_guid;
+	v->node_guid = set && set->node_guid ? set->node_guid : v->fw_node_guid;
+	v->port_guid = set && set->port_guid ? set->port_guid : v->fw_port_guid;
 	return 0;
 }
 
@@ -532,14 +534,24 @@ static int drv_bind(const char *driver, const char *bdf)
 
 /* ib_core removed and re-added its clients: ipoib destroyed the netdev
  * wherever it was and made a new one. */
-static int rdma_moved(const char *bdf, int ns)
+/* A move of the VF's RDMA device to ns from the netns inode from. A failed
+ * one is rdma_dev_change_netns() failing its device_rename() after
+ * disable_device(): the device goes back to cur_net and is enabled again,
+ * so ipoib recreates the netdev there, and the move's reply is the errno. */
+static int rdma_moved(unsigned long from, const char *bdf, int ns, char *out, size_t size)
 {
 	struct vf *v = find_vf(bdf);
+	int ret;
 
 	if (!v || !v->bound)
 		return -ENODEV;
 	close(v->tun);
-	return ipoib_up(v, ipoib_follows_dev ? ns : -1);
+	if (!v->fail_move || from != rdmasim_host_netns())
+		return ipoib_up(v, ipoib_follows_dev ? ns : -1);
+	snprintf(out, size, "move-failed %d", v->fail_move);
+	v->fail_move = 0;
+	ret = with_state(rdma_to_host, v, NULL);
+	return ret < 0 ? ret : ipoib_up(v, -1);
 }
 
 static int netns_gone(unsigned long ino)
@@ -551,8 +563,10 @@ static int netns_gone(unsigned long ino)
 		if (!vfs[i].bound || with_state(rdma_netns, &vfs[i], &w) < 0 || w.netns != ino)
 			continue;
 		ret = with_state(rdma_to_host, &vfs[i], NULL);
-		if (ret == 0)
-			ret = rdma_moved(vfs[i].bdf, -1);
+		if (ret == 0) {
+			close(vfs[i].tun);
+			ret = ipoib_up(&vfs[i], -1);
+		}
 	}
 	return ret;
 }
@@ -576,6 +590,24 @@ static int ipoib_addr(unsigned long ino, uint32_t ifindex, char *out, size_t siz
 	return -ENODEV;
 }
 
+/* The netdev of the VF's PF, as the fake sysfs names it. */
+static int pf_netdev(struct vf *v)
+{
+	char dir[PATH_MAX];
+	struct dirent *e;
+	DIR *d;
+
+	PATHF(dir, "%s/bus/pci/devices/%s/physfn/net", sysfs, v->bdf);
+	d = opendir(dir);
+	if (!d)
+		return -errno;
+	while ((e = readdir(d)))
+		if (e->d_name[0] != '.' && strlen(e->d_name) < sizeof(v->pf))
+			memcpy(v->pf, e->d_name, strlen(e->d_name) + 1);
+	closedir(d);
+	return v->pf[0] ? 0 : -ENOENT;
+}
+
 static int add_vf(char **w, int n)
 {
 	struct vf *v;
@@ -583,7 +615,7 @@ static int add_vf(char **w, int n)
 	if (n != 6 || nvfs == MAX_VFS || find_vf(w[1]) || strlen(w[1]) >= sizeof(v->bdf) ||
 	    strlen(w[3]) >= sizeof(v->driver))
 		return -EINVAL;
-	v = &vfs[nvfs++];
+	v = &vfs[nvfs];
 	memset(v, 0, sizeof(*v));
 	v->tun = -1;
 	snprintf(v->bdf, sizeof(v->bdf), "%s", w[1]);
@@ -591,6 +623,9 @@ static int add_vf(char **w, int n)
 	snprintf(v->driver, sizeof(v->driver), "%s", w[3]);
 	v->fw_node_guid = strtoull(w[4], NULL, 16);
 	v->fw_port_guid = strtoull(w[5], NULL, 16);
+	if (pf_netdev(v) < 0)
+		return -ENODEV;
+	nvfs++;
 	return probe(v);
 }
 
@@ -631,8 +666,8 @@ static int handle(char *req, int fd, bool *quit, char *out, size_t size)
 		ret = drv_unbind(w[1], w[2]);
 	else if (!strcmp(w[0], "bind") && n == 3)
 		ret = drv_bind(w[1], w[2]);
-	else if (!strcmp(w[0], "rdma-moved") && n == 2 && fd >= 0)
-		ret = rdma_moved(w[1], fd);
+	else if (!strcmp(w[0], "rdma-moved") && n == 3 && fd >= 0)
+		ret = rdma_moved(strtoul(w[1], NULL, 10), w[2], fd, out, size);
 	else if (!strcmp(w[0], "netns-gone") && n == 2)
 		ret = netns_gone(strtoul(w[1], NULL, 10));
 	else if (!strcmp(w[0], "ipoib-netns") && n == 2 && (!strcmp(w[1], "host") ||
@@ -644,6 +679,8 @@ static int handle(char *req, int fd, bool *quit, char *out, size_t size)
 		v->fail_probe = true, ret = 0;
 	else if (!strcmp(w[0], "hang-probe") && n == 2 && (v = find_vf(w[1])))
 		v->hang_probe = true, ret = 0;
+	else if (!strcmp(w[0], "fail-move") && n == 3 && (v = find_vf(w[1])) && atoi(w[2]) > 0)
+		v->fail_move = atoi(w[2]), ret = 0;
 	else if (!strcmp(w[0], "sync") && n <= 2)
 		ret = 0;
 	else if (!strcmp(w[0], "ipoib-addr") && n == 3)
@@ -767,6 +804,7 @@ int main(int argc, char **argv)
 			"       rdmasim-drv <state> unbind|bind <driver> <bdf>\n"
 			"       rdmasim-drv <state> netns-gone <inode> | ipoib-netns host|dev |\n"
 			"                           fail-probe <bdf> | hang-probe <bdf> |\n"
+			"                           fail-move <bdf> <errno> |\n"
 			"                           rename-late <ms> | sync | quit\n");
 		return 2;
 	}

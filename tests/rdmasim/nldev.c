@@ -40,6 +40,7 @@ struct req {
 	void *ctx;
 	char moved[32];		/* a device moved: its PCI address */
 	int moved_to;		/* the netns fd it moved to */
+	unsigned long moved_from;	/* the netns it was in */
 };
 
 /* Minimum payload per attribute, as nldev_policy says (NLA_U32, NLA_U8). */
@@ -253,6 +254,7 @@ static int move(struct req *r, struct rdmasim_dev *d, uint32_t fd)
 		return 0;
 	if (rdmasim_current_netns() != d->netns)
 		return -ENODEV;
+	r->moved_from = d->netns;
 	d->netns = to;
 	rdmasim_mark(&r->st, d);
 	r->dirty = true;
@@ -412,13 +414,18 @@ out:
 
 /* The move removed and re-added every ib_core client: for an IPoIB port
  * (rdmasim-drv's VFs; it answers ENODEV for others, and nobody listens
- * without it) ipoib destroyed the netdev and made a new one before the reply. */
-static void ipoib_recreate(const char *path, const struct req *r)
+ * without it) ipoib destroyed the netdev and made a new one before the reply.
+ * The daemon may say the move failed after all (fail-move): the errno then. */
+static int ipoib_recreate(const char *path, const struct req *r)
 {
-	char req[RDMASIM_DRV_REQ_MAX];
+	char req[RDMASIM_DRV_REQ_MAX], out[32];
+	int err;
 
-	snprintf(req, sizeof(req), "rdma-moved %s", r->moved);
-	rdmasim_drv_call(path, req, r->moved_to);
+	snprintf(req, sizeof(req), "rdma-moved %lu %s", r->moved_from, r->moved);
+	if (rdmasim_drv_query(path, req, r->moved_to, out, sizeof(out)) == 0 &&
+	    sscanf(out, "move-failed %d", &err) == 1)
+		return -err;
+	return 0;
 }
 
 /* rdma_nl_rcv_skb(): requests only, control messages only acked. */
@@ -430,7 +437,7 @@ static void handle_one(const char *path, struct req *r)
 	if ((nlh->nlmsg_flags & NLM_F_REQUEST) && nlh->nlmsg_type >= NLMSG_MIN_TYPE)
 		err = run(path, r);
 	if (err == 0 && r->moved[0])
-		ipoib_recreate(path, r);
+		err = ipoib_recreate(path, r);
 	if (err == DUMPED)
 		return;
 	if ((nlh->nlmsg_flags & NLM_F_ACK) || err)

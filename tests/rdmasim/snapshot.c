@@ -21,7 +21,7 @@
  * size or mtime. */
 struct header {
 	uint32_t magic, dev_size, pf_size;
-	int32_t n;
+	int32_t n, n_pfs;
 	uint64_t dev, ino, size;
 	int64_t mtime_sec, mtime_nsec;
 	uint8_t shared, has_offs;
@@ -64,7 +64,7 @@ static int write_full(int fd, const void *buf, size_t len)
 int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdmasim_state *st)
 {
 	struct header h, want;
-	size_t len, devs_len, offs_len;
+	size_t len, pfs_len, devs_len, offs_len;
 	char bin[PATH_MAX];
 	struct stat sb;
 	void *map;
@@ -76,7 +76,7 @@ int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdma
 	fd = open(bin, O_RDONLY | O_CLOEXEC);
 	if (fd < 0)
 		return -errno;
-	map = fstat(fd, &sb) < 0 || (size_t)sb.st_size < sizeof(h) + sizeof(st->pf) ? MAP_FAILED :
+	map = fstat(fd, &sb) < 0 || (size_t)sb.st_size < sizeof(h) ? MAP_FAILED :
 	      mmap(NULL, (size_t)sb.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, fd, 0);
 	syscall(SYS_close, fd);
 	if (map == MAP_FAILED)
@@ -85,12 +85,14 @@ int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdma
 	memcpy(&h, map, sizeof(h));
 	tag(&want, json);
 	want.n = h.n;
+	want.n_pfs = h.n_pfs;
 	want.shared = h.shared;
 	want.has_offs = h.has_offs;
+	pfs_len = (size_t)h.n_pfs * sizeof(st->pfs[0]);
 	devs_len = (size_t)h.n * sizeof(st->devs[0]);
 	offs_len = h.has_offs ? (size_t)(h.n + 1) * sizeof(uint32_t) : 0;
-	if (memcmp(&h, &want, sizeof(h)) || h.n < 0 || h.shared > 1 || h.has_offs > 1 ||
-	    len != sizeof(h) + sizeof(st->pf) + devs_len + offs_len ||
+	if (memcmp(&h, &want, sizeof(h)) || h.n < 0 || h.n_pfs < 0 || h.n_pfs > RDMASIM_MAX_PFS ||
+	    h.shared > 1 || h.has_offs > 1 || len != sizeof(h) + pfs_len + devs_len + offs_len ||
 	    (offs_len && !(st->offs = malloc(offs_len)))) {
 		munmap(map, len);
 		return -ESTALE;
@@ -98,10 +100,11 @@ int rdmasim_snapshot_read(const char *path, const struct stat *json, struct rdma
 	if (offs_len)
 		memcpy(st->offs, (char *)map + len - offs_len, offs_len);
 	st->json = *json;
-	memcpy(&st->pf, (char *)map + sizeof(h), sizeof(st->pf));
+	memcpy(st->pfs, (char *)map + sizeof(h), pfs_len);
+	st->n_pfs = h.n_pfs;
 	st->shared = h.shared;
 	st->n = st->cap = h.n;
-	st->devs = (struct rdmasim_dev *)((char *)map + sizeof(h) + sizeof(st->pf));
+	st->devs = (struct rdmasim_dev *)((char *)map + sizeof(h) + pfs_len);
 	st->map = map;
 	st->map_len = len;
 	return 0;
@@ -122,11 +125,12 @@ void rdmasim_snapshot_write(const char *path, const struct stat *json,
 		return;
 	tag(&h, json);
 	h.n = st->n;
+	h.n_pfs = st->n_pfs;
 	h.shared = st->shared;
 	h.has_offs = offs != NULL;
 	ret = write_full(fd, &h, sizeof(h));
 	if (!ret)
-		ret = write_full(fd, &st->pf, sizeof(st->pf));
+		ret = write_full(fd, st->pfs, (size_t)st->n_pfs * sizeof(st->pfs[0]));
 	if (!ret)
 		ret = write_full(fd, st->devs, (size_t)st->n * sizeof(st->devs[0]));
 	if (!ret && offs)
@@ -144,7 +148,7 @@ int rdmasim_snapshot_update(const char *path, const struct stat *old_json,
 			    const struct stat *json, const struct rdmasim_state *st,
 			    const uint32_t *offs, int i)
 {
-	size_t devs_at = sizeof(struct header) + sizeof(st->pf);
+	size_t devs_at = sizeof(struct header) + (size_t)st->n_pfs * sizeof(st->pfs[0]);
 	size_t offs_at = devs_at + (size_t)st->n * sizeof(st->devs[0]);
 	struct header h, want;
 	char bin[PATH_MAX];
@@ -157,12 +161,14 @@ int rdmasim_snapshot_update(const char *path, const struct stat *old_json,
 		return -errno;
 	tag(&want, old_json);
 	want.n = st->n;
+	want.n_pfs = st->n_pfs;
 	want.shared = st->shared;
 	want.has_offs = 1;
 	if (pread(fd, &h, sizeof(h), 0) != sizeof(h) || memcmp(&h, &want, sizeof(h)))
 		goto out;
 	tag(&h, json);
 	h.n = st->n;
+	h.n_pfs = st->n_pfs;
 	h.shared = st->shared;
 	h.has_offs = 1;
 	if (pwrite(fd, &st->devs[i], sizeof(st->devs[i]), (off_t)(devs_at + (size_t)i * sizeof(st->devs[0]))) ==

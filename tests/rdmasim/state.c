@@ -252,8 +252,6 @@ static int parse_pf(struct rdmasim_pf *pf, const cJSON *obj)
 {
 	const cJSON *vfs = cJSON_GetObjectItemCaseSensitive(obj, "vfs"), *v;
 
-	if (!obj)
-		return 0;
 	if (copy_str(pf->name, sizeof(pf->name), obj, "name") ||
 	    get_u32(&pf->ifindex, obj, "ifindex") || get_bool(&pf->ib, obj, "ib") ||
 	    get_guid(&pf->guid, obj, "guid") ||
@@ -289,7 +287,12 @@ static int parse(struct rdmasim_state *st, const cJSON *root)
 		if (parse_dev(dev, d, host))
 			return -EINVAL;
 	}
-	return parse_pf(&st->pf, cJSON_GetObjectItemCaseSensitive(root, "pf"));
+	cJSON_ArrayForEach(d, cJSON_GetObjectItemCaseSensitive(root, "pfs")) {
+		if (st->n_pfs == RDMASIM_MAX_PFS || parse_pf(&st->pfs[st->n_pfs], d))
+			return -EINVAL;
+		st->n_pfs++;
+	}
+	return 0;
 }
 
 /* Parsed once per version of the file: the snapshot serves the requests
@@ -463,7 +466,7 @@ static void put_dev(struct text *t, const struct rdmasim_dev *d, unsigned long h
 	put_s(t, "\"}");
 }
 
-static void put_pf(struct text *t, const struct rdmasim_pf *pf)
+static void put_pf(struct text *t, const struct rdmasim_pf *pf, bool first)
 {
 	cJSON *o = pf_json(pf);
 	char *text = o ? cJSON_PrintUnformatted(o) : NULL;
@@ -471,7 +474,7 @@ static void put_pf(struct text *t, const struct rdmasim_pf *pf)
 	if (!text) {
 		t->failed = true;
 	} else {
-		put_s(t, ",\"pf\":");
+		put_s(t, first ? ",\"pfs\":[" : ",");
 		put_s(t, text);
 	}
 	free(text);
@@ -497,9 +500,9 @@ static char *compact(const struct rdmasim_state *st, uint32_t *offs)
 	if (offs)
 		offs[st->n] = (uint32_t)t.len;
 	put_s(&t, "]");
-	if (st->pf.name[0])
-		put_pf(&t, &st->pf);
-	put_s(&t, "}\n");
+	for (int i = 0; i < st->n_pfs; i++)
+		put_pf(&t, &st->pfs[i], i == 0);
+	put_s(&t, st->n_pfs ? "]}\n" : "}\n");
 	if (t.failed) {
 		free(t.buf);
 		return NULL;
@@ -682,6 +685,22 @@ struct rdmasim_dev *rdmasim_find(struct rdmasim_state *st, uint32_t index)
 	for (i = 0; i < st->n; i++)
 		if (st->devs[i].index == index)
 			return &st->devs[i];
+	return NULL;
+}
+
+struct rdmasim_pf *rdmasim_pf_find(struct rdmasim_state *st, uint32_t ifindex)
+{
+	for (int i = 0; i < st->n_pfs; i++)
+		if (st->pfs[i].ifindex == ifindex)
+			return &st->pfs[i];
+	return NULL;
+}
+
+struct rdmasim_pf *rdmasim_pf_by_name(struct rdmasim_state *st, const char *name)
+{
+	for (int i = 0; i < st->n_pfs; i++)
+		if (!strcmp(st->pfs[i].name, name))
+			return &st->pfs[i];
 	return NULL;
 }
 

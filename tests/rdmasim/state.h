@@ -45,7 +45,7 @@ enum rdmasim_vf_op {
 /* An SR-IOV PF (a netdev of the host netns) whose VFs the simulator keeps:
  * rtnetlink requests about its VF info are answered from here. */
 struct rdmasim_pf {
-	char name[IFNAMSIZ];		/* "" = no PF simulated */
+	char name[IFNAMSIZ];
 	uint32_t ifindex;
 	/* The PF's netdev is IPoIB (ipoib_netdev_ops_pf): VF GUIDs and link
 	 * state only, a 20-byte address carrying guid, its own port GUID. */
@@ -56,6 +56,9 @@ struct rdmasim_pf {
 	uint32_t getlink_error;		/* errno of a GETLINK asking its VF info; 0 none */
 	struct rdmasim_vf vfs[RDMASIM_MAX_VFS];
 };
+
+/* A GPU node's rails. */
+#define RDMASIM_MAX_PFS 8
 
 /* No cap on devices: a GPU node has 8 PFs with up to 128 VFs each. */
 struct rdmasim_state {
@@ -71,7 +74,9 @@ struct rdmasim_state {
 	/* rdmasim_mark(): the one device changed since the load (-1: more) */
 	bool marked;
 	int only;
-	struct rdmasim_pf pf;
+	/* The simulated PFs, in the order rdmasim-ctl pf added them. */
+	int n_pfs;
+	struct rdmasim_pf pfs[RDMASIM_MAX_PFS];
 };
 
 /* The enum rdmasim_vf_op bit named "mac", "vlan", "rate", "spoofchk",
@@ -109,5 +114,8 @@ int rdmasim_save(const char *path, const struct rdmasim_state *st);
  * leaves it unmarked, and the save writes everything. */
 void rdmasim_mark(struct rdmasim_state *st, const struct rdmasim_dev *d);
 struct rdmasim_dev *rdmasim_find(struct rdmasim_state *st, uint32_t index);
+/* The simulated PF of that netdev, NULL when none. */
+struct rdmasim_pf *rdmasim_pf_find(struct rdmasim_state *st, uint32_t ifindex);
+struct rdmasim_pf *rdmasim_pf_by_name(struct rdmasim_state *st, const char *name);
 /* A device outside the host netns blocks netns mode changes (EBUSY). */
 bool rdmasim_any_moved(const struct rdmasim_state *st);

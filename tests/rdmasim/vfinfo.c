@@ -519,15 +519,16 @@ static void put_vf(struct nlmsghdr *nlh, const struct rdmasim_pf *pf, uint32_t i
 	mnl_attr_nest_end(nlh, info);
 }
 
-/* The state, its lock held in *lockfd, when ifindex is the simulated PF;
- * NULL, nothing held, otherwise. */
-static struct rdmasim_state *pf_state(const char *path, int ifindex, int *lockfd)
+/* The state, its lock held in *lockfd, when ifindex is a simulated PF (in
+ * *pf); NULL, nothing held, otherwise. */
+static struct rdmasim_state *pf_state(const char *path, int ifindex, int *lockfd,
+				      struct rdmasim_pf **pf)
 {
 	struct rdmasim_state *st = calloc(1, sizeof(*st));
 
 	*lockfd = st ? rdmasim_lock(path) : -ENOMEM;
-	if (*lockfd < 0 || rdmasim_load(path, st) || !st->pf.name[0] ||
-	    (uint32_t)ifindex != st->pf.ifindex) {
+	if (*lockfd < 0 || rdmasim_load(path, st) ||
+	    !(*pf = rdmasim_pf_find(st, (uint32_t)ifindex))) {
 		rdmasim_unlock(*lockfd);
 		if (st)
 			rdmasim_free(st);
@@ -605,24 +606,25 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 	const struct ifinfomsg *ifi = link_req(buf, *len);
 	uint8_t addr[RDMASIM_IPOIB_ALEN];
 	struct rdmasim_state *st;
+	struct rdmasim_pf *pf;
 	struct nlattr *list;
 	int lockfd;
 
 	if (!ifi || nlh->nlmsg_type != RTM_NEWLINK)
 		return;
-	st = pf_state(path, ifi->ifi_index, &lockfd);
+	st = pf_state(path, ifi->ifi_index, &lockfd, &pf);
 	if (!st)
 		return;
 	rdmasim_unlock(lockfd);
-	if (st->pf.ib) {
-		rdmasim_pf_addr(&st->pf, addr);
+	if (pf->ib) {
+		rdmasim_pf_addr(pf, addr);
 		ipoib_link(nlh, addr);
 	}
 	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
-	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)st->pf.n_vfs);
+	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)pf->n_vfs);
 	list = nest_start(nlh, IFLA_VFINFO_LIST);
-	for (int i = 0; i < st->pf.n_vfs; i++)
-		put_vf(nlh, &st->pf, (uint32_t)i, stats);
+	for (int i = 0; i < pf->n_vfs; i++)
+		put_vf(nlh, pf, (uint32_t)i, stats);
 	mnl_attr_nest_end(nlh, list);
 	*len = nlh->nlmsg_len;
 	rdmasim_free(st);
@@ -636,17 +638,18 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 			const struct ifinfomsg *ifi)
 {
 	struct rdmasim_state *st;
+	struct rdmasim_pf *pf;
 	int lockfd, ret;
 
 	if ((nlh->nlmsg_type != RTM_SETLINK && nlh->nlmsg_type != RTM_NEWLINK) ||
 	    !find_attr(nlh, IFLA_VFINFO_LIST))
 		return false;
-	st = pf_state(path, ifi->ifi_index, &lockfd);
+	st = pf_state(path, ifi->ifi_index, &lockfd, &pf);
 	if (!st)
 		return false;
 	/* extra attributes would be the kernel's to apply: not simulated */
 	ret = only_attr(nlh, IFLA_VFINFO_LIST) ?
-	      set_vfinfo_list(&st->pf, find_attr(nlh, IFLA_VFINFO_LIST)) : -EOPNOTSUPP;
+	      set_vfinfo_list(pf, find_attr(nlh, IFLA_VFINFO_LIST)) : -EOPNOTSUPP;
 	/* what was set before a refusal stays set, as in the kernel */
 	if (rdmasim_save(path, st) && ret == 0)
 		ret = -EIO;
@@ -661,13 +664,14 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 /* The errno the simulated PF ifindex fails a VF info GETLINK with; 0 none. */
 static int getlink_error(const char *path, int ifindex)
 {
+	struct rdmasim_pf *pf;
 	int lockfd, err;
-	struct rdmasim_state *st = pf_state(path, ifindex, &lockfd);
+	struct rdmasim_state *st = pf_state(path, ifindex, &lockfd, &pf);
 
 	if (!st)
 		return 0;
 	rdmasim_unlock(lockfd);
-	err = (int)st->pf.getlink_error;
+	err = (int)pf->getlink_error;
 	rdmasim_free(st);
 	free(st);
 	return err;

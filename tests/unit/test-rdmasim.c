@@ -350,8 +350,8 @@ static const char *vf_field(int vf, const char *key)
 	ck_assert_uint_gt(fread(buf, 1, sizeof(buf) - 1, f), 0);
 	fclose(f);
 	root = cJSON_Parse(buf);
-	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetObjectItem(root, "pf"),
-								      "vfs"), vf), key);
+	v = cJSON_GetObjectItem(cJSON_GetArrayItem(cJSON_GetObjectItem(cJSON_GetArrayItem(
+					cJSON_GetObjectItem(root, "pfs"), 0), "vfs"), vf), key);
 	ck_assert_ptr_nonnull(v);
 	if (cJSON_IsString(v))
 		snprintf(out, sizeof(out), "%s", v->valuestring);

@@ -187,7 +187,7 @@ doctor() {
 # not answer): the filter applied to the VF's entry in the simulator's state,
 # under the simulator's own lock.
 sim_vf() {
-	flock "$RDMA_SIM_STATE.lock" sh -c 'jq --argjson i "$1" "(.pf.vfs[\$i]) |= ($2)" "$0" >"$0.doc" &&
+	flock "$RDMA_SIM_STATE.lock" sh -c 'jq --argjson i "$1" "(.pfs[0].vfs[\$i]) |= ($2)" "$0" >"$0.doc" &&
 		mv "$0.doc" "$0"' "$RDMA_SIM_STATE" "$1" "$2"
 }
 

@@ -20,7 +20,7 @@ for i in 0 1; do
 done
 ok "before GC the stale attachment holds state" state_holds "${cid[0]}"
 ok "before GC the stale attachment holds an IP" ipam_holds "${cid[0]}"
-is "$(jq -c '[.pf.vfs[].vlan]' "$RDMA_SIM_STATE")" "[100,100]" "before GC both VFs carry VLAN 100"
+is "$(jq -c '[.pfs[0].vfs[].vlan]' "$RDMA_SIM_STATE")" "[100,100]" "before GC both VFs carry VLAN 100"
 
 # The runtime forgot pod 0 (its netns died); pod 1 is alive.
 pod_die "${pods[0]}"
@@ -40,7 +40,7 @@ cni GC "$gc" CNI_CONTAINERID= CNI_NETNS= CNI_IFNAME=
 is "$RC" 0 "GC succeeds"
 nok "GC removed the stale attachment's state" state_holds "${cid[0]}"
 nok "GC released the stale attachment's IP" ipam_holds "${cid[0]}"
-is "$(jq -c '[.pf.vfs[].vlan]' "$RDMA_SIM_STATE")" "[0,100]" \
+is "$(jq -c '[.pfs[0].vfs[].vlan]' "$RDMA_SIM_STATE")" "[0,100]" \
 	"GC put the stale attachment's VF settings back, and left the valid one's"
 ok "GC kept the valid attachment's state" state_holds "${cid[1]}"
 ok "GC kept the valid attachment's IP" ipam_holds "${cid[1]}"

@@ -12,68 +12,6 @@ sim_ip() {
 	env LD_PRELOAD="$RDMASIM_LIB" ip "$@"
 }
 
-# ib_state: what an undone ADD must leave as it was: per VF its host netdev
-# name (not its ifindex: every rebind makes a new netdev), the GUIDs it uses,
-# whether the host sees its RDMA device; the PF's GUIDs per VF; IPAM's hold.
-ib_state() {
-	local i l fw=()
-	for ((i = 0; i < FX_NVFS; i++)); do
-		l=$(ib_link "$i")
-		echo "vf$i: netdev=$(link_field "${l:-{\}}" '.ifname // "none"')" \
-			"alias=$(link_field "${l:-{\}}" '.ifalias // ""')" \
-			"guid=$(ib_sysfs_guid "$i") rdma-in-host=$(rdma_visible "" | grep -qw "$(ib_rdma "$i")" &&
-				echo yes || echo no)"
-	done
-	# what the PF gives each VF at its next probe: what it last set, else
-	# (0, never set) the firmware's GUIDs
-	for ((i = 0; i < FX_NVFS; i++)); do
-		fw+=("${FX_VF_NODE_GUID[i]}" "${FX_VF_PORT_GUID[i]}")
-	done
-	jq -r --args '$ARGS.positional as $fw | .pf.vfs | to_entries[]
-		| def pick(g; f): if g == "0000000000000000" then f else g end;
-		"pf vf\(.key): next probe \(pick(.value.node_guid; $fw[.key * 2]))"
-		+ " \(pick(.value.port_guid; $fw[.key * 2 + 1])) link_state \(.value.link_state)"' \
-		"${fw[@]}" <"$RDMA_SIM_STATE"
-	[ -n "${CID:-}" ] && ipam_holds "$CID" && echo "ipam holds $CID"
-	return 0
-}
-
-# nonames IB_STATE: without the netdev names (the kernel's ib<N> go to
-# whichever netdev comes first)
-nonames() {
-	# shellcheck disable=SC2001 # a pattern, not a fixed string
-	sed 's/netdev=[^ ]* //' <<<"$1"
-}
-
-# pf_guid_is I GUID16: the PF has set node and port GUID GUID16 for VF I.
-pf_guid_is() {
-	vf_is "$1" ".node_guid == \"$2\" and .port_guid == \"$2\""
-}
-
-# ib_added CTX GUID16: the last ADD of VF $VF into $POD worked: the pod has
-# an IPoIB link $IFNAME, up, with the IPAM addresses, the RDMA device; the
-# host has neither; the PF gave the VF GUID16 and the VF uses it.
-ib_added() {
-	local c=$1 l want got port mac
-	is "$RC" 0 "$c: ADD succeeds" || { diag "$OUT"; return 1; }
-	l=$(ip -n "$POD" -d -j addr show dev "$IFNAME" 2>/dev/null | jq -c '.[0]')
-	is "$(link_field "$l" .link_type)" infiniband "$c: the pod has $IFNAME, an IPoIB link"
-	ok "$c: it is up" link_is_up "$l"
-	want=$(jout '[.ips[].address] | sort | join(" ")')
-	got=$(link_addrs "$l" | tr ' ' '\n' | sort | paste -sd ' ')
-	is "$got" "$want" "$c: it has the IPAM addresses ($want)"
-	is "$(ib_link "$VF")" "" "$c: the host has no netdev of the VF"
-	is "$(rdma_visible "$POD")" "$(ib_rdma "$VF")" "$c: the pod sees the VF's RDMA device"
-	[ -z "${2:-}" ] || ok "$c: the PF gave VF $VF GUID $2" pf_guid_is "$VF" "$2"
-	port=$(sed 's/../&:/g; s/:$//' <<<"${2:-${FX_VF_PORT_GUID[$VF]}}")
-	mac=$(jout '.interfaces[0].mac')
-	ok "$c: result mac is the 20-byte IPoIB address ($mac)" \
-		grep -qxE '([0-9a-f]{2}:){19}[0-9a-f]{2}' <<<"$mac"
-	like "$mac" ":fe:80:00:00:00:00:00:00:$port" "$c: it carries the port GID with GUID $port"
-	is "$(jout '.interfaces[0].name')" "$IFNAME" "$c: result interface is $IFNAME"
-	is "$(jout '.interfaces[0].sandbox')" "$NETNS" "$c: result sandbox is the netns"
-}
-
 # ib_round_trip CTX VERSION CONF GUID16: ADD, CHECK (0.4.0+: passes, fails
 # once the PF's GUID is changed behind its back), DEL restores ib_state, a
 # second DEL succeeds.
@@ -206,24 +144,23 @@ sim_ip link set "$FX_PF" vf 0 port_guid "$(sed 's/../&:/g; s/:$//' <<<"${FX_VF_P
 sysfs_write unbind mlx5_core "${FX_VF_BDF[0]}" >/dev/null
 sysfs_write bind mlx5_core "${FX_VF_BDF[0]}" >/dev/null
 
-# ib_add_fails CODE TEXT DESC CONF: ADD fails with CODE and TEXT, and leaves ib_state.
-ib_add_fails() {
-	local before
-	pod_new
-	before=$(ib_state)
-	cni ADD "$4"
-	is "$RC $(jout .code)" "1 $1" "$3: ADD fails with code $1"
-	like "$(jout .msg)" "$2" "$3: the message says \"$2\""
-	is "$(ib_state)" "$before" "$3: the VF keeps its GUIDs, netdev and RDMA device in the host"
-	netns_del "$POD"
-}
-
 # failures after the GUID was written
 drv fail-probe "${FX_VF_BDF[0]}"
 ib_add_fails 100 "failed to rebind VF ${FX_VF_BDF[0]}" "rebind fails" "$(conf 1.0.0 ".guid = \"$G1\"")"
 drv hang-probe "${FX_VF_BDF[0]}"
 ib_add_fails 100 "did not come back after its driver was rebound" "the rebound VF never comes back" \
 	"$(conf 1.0.0 ".guid = \"$G1\"")"
+# the RDMA move fails after the GUID write and the rebind, as
+# rdma_dev_change_netns() does when device_rename() fails once the device
+# was disabled: the device stays in the host and ipoib makes its netdev again
+for where in host dev; do
+	drv ipoib-netns "$where"
+	drv fail-move "${FX_VF_BDF[0]}" 17
+	ib_add_fails 105 "of VF ${FX_VF_BDF[0]} into the pod netns" \
+		"ipoib in $where: the RDMA move fails (EEXIST)" "$(conf 1.0.0 ".guid = \"$G1\"")"
+	like "$(jout .msg)" ": File exists" "ipoib in $where: the RDMA move fails: the message names the cause"
+done
+drv ipoib-netns host
 # shellcheck disable=SC2016 # expanded by the fake plugin, not here
 fake_ipam failipam 'cat >/dev/null; [ "$CNI_COMMAND" != ADD ] || { echo "{\"code\": 11, \"msg\": \"no\"}"; exit 1; }'
 ib_add_fails 11 "failipam" "IPAM fails after the GUID was set" \
@@ -238,7 +175,7 @@ cni ADD "$c1"
 ib_added "VF 1 holds $G1" "$G1X"
 pod1=$POD ns1=$NETNS cid1=$CID
 VF=0
-ib_add_fails 7 "is already held by VF 1" "a GUID VF 1 holds" "$(conf 1.0.0 ".guid = \"$G1\"")"
+ib_add_fails 7 "is already held by VF ${FX_VF_BDF[1]} (VF 1 of PF $FX_PF)" "a GUID VF 1 holds" "$(conf 1.0.0 ".guid = \"$G1\"")"
 POD=$pod1 NETNS=$ns1 CID=$cid1 VF=1
 cni DEL "$(with_prev "$c1" "$OUT")"
 is "$RC" 0 "VF 1 DEL succeeds"
@@ -268,47 +205,78 @@ c=$(jq -c --arg bdf "${FX_VF_BDF[0]}" --arg d "$TMP/state" --arg g "$G1" --argjs
 	| .args = {cni: {guid: $g, "mellanox.infiniband.app": "configured"}}' <<<"$nad")
 ib_round_trip "ib-sriov-cni NAD" 0.3.1 "$c" "$G1X"
 
-# concurrent ADDs and DELs on several VFs of the PF
+# VF 3 had no GUID before ADD: DEL cannot put one back, but its netdev
+# (recreated by the move back) gets its host name again
+VF=3
+pod_new
+name=$(link_field "$(ib_link 3)" .ifname)
+c=$(conf 1.0.0 ".guid = \"00:11:22:33:44:55:66:03\"")
+cni ADD "$c"
+ib_added "VF 3, no GUID before ADD" 0011223344556603
+cni DEL "$(with_prev "$c" "$OUT")"
+is "$RC" 0 "VF 3, no GUID before ADD: DEL succeeds" || diag "$OUT"
+is "$(link_field "$(ib_link 3)" .ifname)" "$name" "VF 3, no GUID before ADD: DEL gives it back as $name"
+netns_del "$POD"
+
+# concurrent ADDs and DELs on VFs 0-2 of the PF, a few rounds: the DELs'
+# rebinds hand out the kernel's ib<N> in whatever order they come, and each
+# VF still ends with the name it had before ADD
 before=$(CID='' ib_state)
 pids=() pods=() conf_of=()
-for i in 0 1 2; do
-	pod_new
-	pods[i]=$POD
-	VF=$i
-	conf_of[i]=$(conf 1.0.0 ".guid = \"00:11:22:33:44:55:77:0$i\"")
-	( cni ADD "${conf_of[i]}"; echo "$RC" >"$TMP/rc$i"; echo "$OUT" >"$TMP/out$i" ) &
-	pids[i]=$!
-	ids[i]=$CID
+for round in 1 2 3; do
+	for i in 0 1 2; do
+		pod_new
+		pods[i]=$POD
+		VF=$i
+		conf_of[i]=$(conf 1.0.0 ".guid = \"00:11:22:33:44:55:77:0$i\"")
+		( cni ADD "${conf_of[i]}"; echo "$RC" >"$TMP/rc$i"; echo "$OUT" >"$TMP/out$i" ) &
+		pids[i]=$!
+		ids[i]=$CID
+	done
+	for i in 0 1 2; do
+		wait "${pids[i]}"
+		is "$(cat "$TMP/rc$i")" 0 "round $round: concurrent ADD $i succeeds" || diag "$(cat "$TMP/out$i")"
+		POD=${pods[i]} VF=$i
+		is "$(ip -n "$POD" -j link show dev "$IFNAME" 2>/dev/null | jq -r '.[0].link_type')" \
+			infiniband "round $round: concurrent ADD $i: the pod has its IPoIB link"
+		is "$(rdma_visible "$POD")" "$(ib_rdma "$i")" \
+			"round $round: concurrent ADD $i: the pod has VF $i's RDMA device"
+		ok "round $round: concurrent ADD $i: the PF gave VF $i its GUID" pf_guid_is "$i" \
+			"001122334455770$i"
+	done
+	for i in 0 1 2; do
+		# shellcheck disable=SC2030 # each DEL's own pod, in its subshell only
+		( POD=${pods[i]} NETNS=/run/netns/${pods[i]} CID=${ids[i]} VF=$i
+		  cni DEL "$(with_prev "${conf_of[i]}" "$(cat "$TMP/out$i")")"; echo "$RC" >"$TMP/rc$i"
+		  echo "$OUT" >"$TMP/out$i" ) &
+		pids[i]=$!
+	done
+	for i in 0 1 2; do
+		wait "${pids[i]}"
+		is "$(cat "$TMP/rc$i")" 0 "round $round: concurrent DEL $i succeeds" || diag "$(cat "$TMP/out$i")"
+		netns_del "${pods[i]}"
+	done
+	is "$(CID='' ib_state)" "$before" \
+		"round $round: after the concurrent DELs every VF has its old GUIDs, name and RDMA device"
 done
-for i in 0 1 2; do
-	wait "${pids[i]}"
-	is "$(cat "$TMP/rc$i")" 0 "concurrent ADD $i succeeds" || diag "$(cat "$TMP/out$i")"
-	POD=${pods[i]} VF=$i
-	is "$(ip -n "$POD" -j link show dev "$IFNAME" 2>/dev/null | jq -r '.[0].link_type')" infiniband \
-		"concurrent ADD $i: the pod has its IPoIB link"
-	is "$(rdma_visible "$POD")" "$(ib_rdma "$i")" "concurrent ADD $i: the pod has VF $i's RDMA device"
-	ok "concurrent ADD $i: the PF gave VF $i its GUID" pf_guid_is "$i" "001122334455770$i"
-done
-for i in 0 1 2; do
-	( POD=${pods[i]} NETNS=/run/netns/${pods[i]} CID=${ids[i]} VF=$i
-	  cni DEL "$(with_prev "${conf_of[i]}" "$(cat "$TMP/out$i")")"; echo "$RC" >"$TMP/rc$i"
-	  echo "$OUT" >"$TMP/out$i" ) &
-	pids[i]=$!
-done
-for i in 0 1 2; do
-	wait "${pids[i]}"
-	is "$(cat "$TMP/rc$i")" 0 "concurrent DEL $i succeeds" || diag "$(cat "$TMP/out$i")"
-	netns_del "${pods[i]}"
-done
-# the kernel's ib<N> names go to whichever netdev comes first: the set is
-# the same, not always who has which
-is "$(nonames "$(CID='' ib_state)")" "$(nonames "$before")" \
-	"after the concurrent DELs every VF has its old GUIDs, RDMA device in the host"
-# names: with the kernel's ib<N> (no udev here) concurrent rebinds race for
-# them, and a name another VF's new netdev holds at that moment is left to
-# it: each VF has a netdev in the host, not always the name it had
-for i in 0 1 2; do
-	ok "after the concurrent DELs VF $i has its IPoIB netdev in the host" test -n "$(ib_link "$i")"
-done
+
+# a host name another netdev took for good while the VF was in a pod: DEL
+# waits for it, then gives the VF the kernel's next ib<N> and says so
+VF=0
+pod_new
+name=$(link_field "$(ib_link 0)" .ifname)
+c=$(conf 1.0.0 ".guid = \"$G1\" | .logLevel = \"warning\"")
+cni ADD "$c"
+ib_added "host name taken" "$G1X"
+ok "host name taken: a veth takes $name" ip link add "$name" type veth peer name "${P}squat"
+cni DEL "$(with_prev "$c" "$OUT")"
+is "$RC" 0 "host name taken: DEL succeeds" || diag "$OUT"
+now=$(link_field "$(ib_link 0)" .ifname)
+like "$now" ib "host name taken: VF 0 is back in the host as the kernel's $now"
+ok "host name taken: it is not $name" test "$now" != "$name"
+ok "host name taken: the log says why" grep -q "its host name $name is another netdev's" "$TMP/stderr"
+ip link del "$name"
+# shellcheck disable=SC2031 # set by pod_new above, not by the subshells before
+netns_del "$POD"
 
 done_testing

@@ -22,7 +22,7 @@ T_CTX="runtimeConfig.deviceID" round_trip 1.0.0 no \
 
 # pf_vf: VF 0 as the PF reports it.
 pf_vf() {
-	jq -c '.pf.vfs[0]' "$RDMA_SIM_STATE"
+	jq -c '.pfs[0].vfs[0]' "$RDMA_SIM_STATE"
 }
 
 # nad_case DESC CONF JQ-CHECK: in a new pod, ADD of CONF leaves the VF in the

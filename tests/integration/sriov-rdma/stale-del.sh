@@ -24,7 +24,7 @@ for rdma in false true; do
 	pod_new
 	cni ADD "$c"
 	T_CTX="$ctx, pod B with A's VF" assert_added 1.0.0 "$want_rdma" || break
-	is "$(jq -c '.pf.vfs[0] | [.vlan, .trust]' "$RDMA_SIM_STATE")" "[200,false]" \
+	is "$(jq -c '.pfs[0].vfs[0] | [.vlan, .trust]' "$RDMA_SIM_STATE")" "[200,false]" \
 		"$ctx: pod B's VF has B's VLAN and not A's trust"
 	b_del=$(with_prev "$c" "$OUT")
 	b_link=$(vf_link 0 "$POD")
@@ -38,7 +38,7 @@ for rdma in false true; do
 		is "$(rdma_visible "$POD")" mlx5_1 "$ctx: pod B keeps its RDMA device"
 	fi
 	nok "$ctx: pod A's IP is released" ipam_holds "$a_cid"
-	is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 200 "$ctx: pod B keeps its VLAN"
+	is "$(jq -c '.pfs[0].vfs[0].vlan' "$RDMA_SIM_STATE")" 200 "$ctx: pod B keeps its VLAN"
 
 	cni DEL "$b_del"
 	is "$RC" 0 "$ctx: DEL of pod B succeeds"
@@ -76,7 +76,7 @@ is "$(link_field "$(vf_link 0)" '.ifalias // ""')" "" "PF refusing: the VF carri
 sim lacks
 cni ADD "$c"
 is "$RC" 0 "PF refusing: pod B's retry succeeds once the PF takes VLANs again"
-is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "PF refusing: pod B's VF has not the dead pod's VLAN"
+is "$(jq -c '.pfs[0].vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "PF refusing: pod B's VF has not the dead pod's VLAN"
 nok "PF refusing: the dead pod's state is gone" state_holds "$a_cid"
 b_del=$(with_prev "$c" "$OUT")
 CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
@@ -96,7 +96,7 @@ c=$(conf 1.0.0 '.rdma = false')
 pod_new
 cni ADD "$c"
 is "$RC" 0 "renamed on return: pod B's ADD succeeds"
-is "$(jq -c '.pf.vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "renamed on return: pod B's VF has not the dead pod's VLAN"
+is "$(jq -c '.pfs[0].vfs[0].vlan' "$RDMA_SIM_STATE")" 0 "renamed on return: pod B's VF has not the dead pod's VLAN"
 b_del=$(with_prev "$c" "$OUT")
 CID=$a_cid NETNS=$a_netns cni DEL "$a_del"
 cni DEL "$b_del"

@@ -54,7 +54,7 @@ all_check='.vlan == 100 and .qos == 3 and .spoofchk == false and .trust == true 
 
 VF=1 PF_VF=1
 setting_case "the second VF" "$all" "$all_check" "vlan 100"
-is "$(jq -c '.pf.vfs[0]' "$RDMA_SIM_STATE")" \
+is "$(jq -c '.pfs[0].vfs[0]' "$RDMA_SIM_STATE")" \
 	'{"mac":"00:00:00:00:00:00","vlan":0,"qos":0,"vlan_proto":33024,"spoofchk":true,"trust":false,"link_state":0,"min_tx_rate":0,"max_tx_rate":0,"node_guid":"0000000000000000","port_guid":"0000000000000000"}' \
 	"the second VF: VF 0 was never touched"
 VF=0 PF_VF=0

@@ -1,0 +1,96 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: Apache-2.0
+# InfiniBand on a node of two IPoIB PFs: a GUID another PF's VF holds is refused, GC undoes IB attachments as DEL does.
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$(dirname "$0")/../lib.sh"
+# shellcheck source-path=SCRIPTDIR source=../libib.sh
+. "$(dirname "$0")/../libib.sh"
+[ -x "$RDMASIM_DRV" ] || skip_all "rdmasim-drv not built"
+# Debian's host-local does not speak CNI 1.1.0 (GC)
+[ -x "$IPPOOL" ] || skip_all "ippool not built"
+IPAM=ippool
+
+# VFs 0 and 1 on PF 0, 2 and 3 on PF 1
+fx_setup_ib --pfs 2 --vfs 2
+colons() {
+	sed 's/../&:/g; s/:$//' <<<"$1"
+}
+first=$(CID='' ib_state)
+
+# a GUID PF 1 set for its VF 2 (in a pod now) is refused on PF 0
+G1=00:11:22:33:44:55:66:01
+VF=2
+pod_new
+c2=$(conf 1.1.0 ".guid = \"$G1\"")
+cni ADD "$c2"
+ib_added "VF 2 (PF 1) holds $G1" 0011223344556601
+pod2=$POD ns2=$NETNS cid2=$CID out2=$OUT
+VF=0
+ib_add_fails 7 "guid $G1 is already held by VF ${FX_VF_BDF[2]} (VF 0 of PF ${FX_PF_IF[1]})" \
+	"a GUID PF 1 set for its VF 2" "$(conf 1.1.0 ".guid = \"$G1\"")"
+ib_add_fails 7 "runtimeConfig.infinibandGUID $G1 is already held by VF ${FX_VF_BDF[2]}" \
+	"the same from runtimeConfig.infinibandGUID" "$(conf 1.1.0 ".runtimeConfig.infinibandGUID = \"$G1\"")"
+# GUIDs never set through a PF (it reports 0): the ones the VF uses now, its firmware's
+ib_add_fails 7 "is already held by VF ${FX_VF_BDF[3]} (VF 1 of PF ${FX_PF_IF[1]})" \
+	"VF 3's firmware node GUID, never set by PF 1" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_NODE_GUID[3]}")\"")"
+ib_add_fails 7 "is already held by VF ${FX_VF_BDF[3]} (VF 1 of PF ${FX_PF_IF[1]})" \
+	"VF 3's firmware port GUID" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_PORT_GUID[3]}")\"")"
+ib_add_fails 7 "is already held by VF ${FX_VF_BDF[1]} (VF 1 of PF ${FX_PF_IF[0]})" \
+	"VF 1's firmware node GUID, on the same PF" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_NODE_GUID[1]}")\"")"
+# PFs whose VF list does not read (EMSGSIZE): the check cannot be made, so nothing is set
+sim getlink-error 90
+ib_add_fails 104 "cannot read the VF GUIDs of PF ${P}pf" "PFs whose VF list does not read" \
+	"$(conf 1.1.0 '.guid = "00:11:22:33:44:55:66:0f"')"
+sim getlink-error 0
+POD=$pod2 NETNS=$ns2 CID=$cid2 VF=2
+cni DEL "$(with_prev "$c2" "$out2")"
+is "$RC" 0 "VF 2 DEL succeeds"
+netns_del "$POD"
+# VF 2 is back on its firmware's GUIDs: G1 is free
+VF=0
+pod_new
+c0=$(conf 1.1.0 ".guid = \"$G1\"")
+cni ADD "$c0"
+ib_added "once VF 2 gave it back, VF 0 takes $G1" 0011223344556601
+cni DEL "$(with_prev "$c0" "$OUT")"
+is "$RC" 0 "VF 0 DEL succeeds"
+netns_del "$POD"
+is "$(CID='' ib_state)" "$first" "every VF has its first GUIDs and names"
+
+# GC: VF 0's pod died, VF 2's pod lives on but the runtime forgot both;
+# VF 1's attachment is listed
+declare -A cid pod out
+for i in 0 1 2; do
+	VF=$i
+	pod_new
+	cni ADD "$(conf 1.1.0 ".guid = \"00:11:22:33:44:55:77:0$i\"")"
+	ib_added "GC: VF $i" "001122334455770$i"
+	cid[$i]=$CID pod[$i]=$POD out[$i]=$OUT
+done
+ib_pod_die "${pod[0]}"
+gc=$(conf 1.1.0 | jq -c --arg c "${cid[1]}" \
+	'.["cni.dev/valid-attachments"] = [{containerID: $c, ifname: "net1"}]')
+cni GC "$gc" CNI_CONTAINERID= CNI_NETNS= CNI_IFNAME=
+is "$RC" 0 "GC succeeds" || diag "$OUT"
+for i in 0 2; do
+	is "$(CID='' ib_state | grep -E "^(pf )?vf$i:")" "$(grep -E "^(pf )?vf$i:" <<<"$first")" \
+		"GC: VF $i is back in the host with its name, GUIDs and RDMA device"
+	nok "GC: VF $i's state is gone" state_holds "${cid[$i]}"
+	nok "GC: VF $i's IP is released" ipam_holds "${cid[$i]}"
+done
+is "$(ip -n "${pod[2]}" -j link show | jq -c '[.[].ifname]')" '["lo"]' \
+	"GC: the live pod of VF 2 has no link of it left"
+VF=1 POD=${pod[1]} NETNS=/run/netns/${pod[1]} CID=${cid[1]} OUT=${out[1]}
+is "$(ip -n "$POD" -j link show dev "$IFNAME" 2>/dev/null | jq -r '.[0].link_type')" infiniband \
+	"GC left the listed attachment's IPoIB link in its pod"
+is "$(rdma_visible "$POD")" "$(ib_rdma 1)" "GC left the listed attachment's RDMA device in its pod"
+ok "GC left the listed attachment's GUID on VF 1" pf_guid_is 1 0011223344557701
+ok "GC kept the listed attachment's state" state_holds "${cid[1]}"
+ok "GC kept the listed attachment's IP" ipam_holds "${cid[1]}"
+cni DEL "$(with_prev "$(conf 1.1.0 '.guid = "00:11:22:33:44:55:77:01"')" "$OUT")"
+is "$RC" 0 "the listed attachment's DEL succeeds"
+netns_del "${pod[1]}"
+netns_del "${pod[2]}"
+is "$(CID='' ib_state)" "$first" "after GC and DEL every VF has its first GUIDs and names"
+
+done_testing
