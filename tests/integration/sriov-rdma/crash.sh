@@ -10,10 +10,11 @@ fx_setup --vfs 1 --vf-info
 # The kill points: strace delivers SIGKILL on entry to the Nth call of one
 # syscall. Before and after every netlink request (the netdev and RDMA
 # moves, renames, VF and address settings), at the IPAM plugin's start and
-# at the wait for it; in ADD at the state file's syncs and commit, in DEL at
+# at the wait for it; in ADD at every write (the state file's, the IPAM
+# plugin's stdin, the result) and the state file's commit, in DEL at
 # its removal.
 declare -A syscalls=(
-	[ADD]="sendmsg recvmsg fsync renameat clone3 wait4"
+	[ADD]="sendmsg recvmsg write renameat clone3 wait4"
 	[DEL]="sendmsg recvmsg clone3 wait4 unlinkat"
 )
 
