@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The attachment record: setup of its handles, its alias, its state file. */
 #include <errno.h>
+#include <inttypes.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -10,6 +11,7 @@
 #include "attach.h"
 #include "cache.h"
 #include "confpath.h"
+#include "guid.h"
 #include "log.h"
 #include "netns.h"
 
@@ -30,6 +32,7 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	a->host_ns = -1;
 	a->pod_ns = -1;
 	a->lock_fd = -1;
+	a->guid_lock_fd = -1;
 	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
 	ret = cniargs_parse(ctx->env.args, &a->args, err);
 	if (ret == 0)
@@ -91,6 +94,7 @@ void attach_free(struct attach *a)
 		return;
 	cJSON_Delete(a->out);
 	free(a->devinfo_doc);
+	cache_unlock(a->guid_lock_fd);
 	cache_unlock(a->lock_fd);
 	link_sock_close(a->pod_nl);
 	link_sock_close(a->host_nl);
@@ -124,23 +128,53 @@ int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err)
 	return link_sock_open(a->pod_ns, &a->pod_nl, err);
 }
 
+/* dir/name locked, waiting up to wait_ms: its fd, or -errno with err naming what. */
+static int lock_in(const char *dir, const char *name, const char *what, int wait_ms,
+		   struct cni_err *err)
+{
+	int ret = cache_mkdir(dir);
+
+	if (ret == 0)
+		ret = cache_lock(dir, name, wait_ms);
+	if (ret < 0)
+		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
+			    "failed to lock %s in %s: %s", what, dir, strerror(-ret));
+	return ret;
+}
+
 int attach_lock(struct attach *a, int wait_ms, struct cni_err *err)
 {
-	char name[SYSFS_NAME_MAX + 8];
+	char name[SYSFS_NAME_MAX + 8], what[SYSFS_NAME_MAX + 8];
 	int ret;
 
 	snprintf(name, sizeof(name), "%s.lock", a->conf.device_id);
-	ret = cache_mkdir(ATTACH_LOCK_DIR);
-	if (ret == 0)
-		ret = cache_lock(ATTACH_LOCK_DIR, name, wait_ms);
-	if (ret < 0) {
-		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
-			    "failed to lock VF %s in %s: %s", a->conf.device_id, ATTACH_LOCK_DIR,
-			    strerror(-ret));
+	snprintf(what, sizeof(what), "VF %s", a->conf.device_id);
+	ret = lock_in(ATTACH_LOCK_DIR, name, what, wait_ms, err);
+	if (ret < 0)
 		return ret;
-	}
 	a->lock_fd = ret;
 	return 0;
+}
+
+int attach_lock_guid(struct attach *a, uint64_t guid, int wait_ms, struct cni_err *err)
+{
+	char name[32], text[GUID_STR_LEN + 1], what[GUID_STR_LEN + 8];
+	int ret;
+
+	snprintf(name, sizeof(name), "%016" PRIx64 ".lock", guid);
+	guid_format(guid, text);
+	snprintf(what, sizeof(what), "GUID %s", text);
+	ret = lock_in(ATTACH_GUID_LOCK_DIR, name, what, wait_ms, err);
+	if (ret < 0)
+		return ret;
+	a->guid_lock_fd = ret;
+	return 0;
+}
+
+void attach_unlock_guid(struct attach *a)
+{
+	cache_unlock(a->guid_lock_fd);
+	a->guid_lock_fd = -1;
 }
 
 int attach_alias(const struct attach *a, char out[LINK_ALIAS_MAX])

@@ -61,6 +61,7 @@ struct attach {
 	struct link_sock *host_nl;
 	struct link_sock *pod_nl;
 	int lock_fd;
+	int guid_lock_fd;		/* ADD: the GUID lock, from check to set (ib.c) */
 	int host_ifindex;		/* ADD: the VF netdev in the host (prepare) */
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
 	bool vf_set;			/* ADD: vf_apply sets conf.vf on the PF */
@@ -91,6 +92,13 @@ int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err);
 #define ATTACH_LOCK_DIR "/run/sriov-rdma/locks"
 #define ATTACH_LOCK_WAIT_MS 30000
 int attach_lock(struct attach *a, int wait_ms, struct cni_err *err);
+/* The per-GUID lock, node-wide: ATTACH_GUID_LOCK_DIR/<16 hex digits>.lock
+ * (a directory of its own: the doctor counts VF locks), waiting as
+ * attach_lock. One empty file per GUID ever locked, gone with /run at boot.
+ * unlock releases it (a no-op when not held); attach_free does too. */
+#define ATTACH_GUID_LOCK_DIR ATTACH_LOCK_DIR "/guids"
+int attach_lock_guid(struct attach *a, uint64_t guid, int wait_ms, struct cni_err *err);
+void attach_unlock_guid(struct attach *a);
 
 /* The alias ADD puts on the VF (-ENAMETOOLONG for a containerID too long to
  * fit IFALIASZ), and its parse (-EINVAL when not ours). */

@@ -187,7 +187,15 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	}
 	if (!a->conf.ib.has_guid)
 		return 0;
+	/* Two ADDs giving one GUID to two VFs (of one PF or two) at once would
+	 * both pass check_unique, each looking before the other sets it: the
+	 * VF locks do not meet. The GUID's own lock, node-wide, is held from
+	 * the check until ib_apply has set the GUID through the PF, which from
+	 * then on reports it for this VF to any later check; only ADDs giving
+	 * the same GUID wait for each other, and not for a rebind. */
 	ret = vf_find_pf(a, err);
+	if (ret == 0)
+		ret = attach_lock_guid(a, a->conf.ib.guid, ATTACH_LOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = check_unique(a, err);
 	return ret;
@@ -283,6 +291,8 @@ int ib_apply(struct attach *a, struct cni_err *err)
 		return 0;
 	a->ib_guid = a->conf.ib.guid;
 	ret = set_guids(a, a->ib_guid, a->ib_guid, err);
+	/* the PF shows it now (or the ADD ends): another check may look */
+	attach_unlock_guid(a);
 	if (ret == 0)
 		ret = rebind(a, err);
 	if (ret == 0)
@@ -349,10 +359,14 @@ static bool holds_vf(const struct attach *a)
 	return attach_holder(a, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
 }
 
+/* ADD read the VF's GUIDs before it saved the state and before it set one
+ * (ib_guid), so wherever ib_guid is set (this ADD's rollback, a state file)
+ * they are known and put back as they were, all zeros or all ones included
+ * (ib-sriov-cni leaves the pod's GUID, its #217; mlx5 takes any value).
+ * Only DEL without state does not know them (ib_locate says so). */
 int ib_restore(struct attach *a, struct cni_err *err)
 {
-	char text[GUID_STR_LEN + 1];
-	int ret = 0;
+	int ret;
 
 	if (!a->ib)
 		return 0;
@@ -360,18 +374,13 @@ int ib_restore(struct attach *a, struct cni_err *err)
 		log_info("VF %s is held by another attachment: its GUID stays", a->vf.bdf);
 		return 0;
 	}
-	if (a->ib_guid && guid_assigned(a->ib_node_guid)) {
+	if (a->ib_guid) {
 		ret = set_guids(a, a->ib_node_guid, a->ib_port_guid, err);
 		if (ret == 0)
 			ret = rebind(a, err);
 		if (ret == 0)
 			a->ib_guid = 0;
 	} else {
-		if (a->ib_guid) {
-			guid_format(a->ib_guid, text);
-			log_warn("VF %s keeps GUID %s: its GUID before ADD is unknown", a->vf.bdf,
-				 text);
-		}
 		/* the netdev the move back made, renamed below */
 		ret = refind(a, "its RDMA device came back", err);
 	}

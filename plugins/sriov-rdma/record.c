@@ -45,7 +45,10 @@ enum check { C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE, 
 
 /* What the state file holds: the host-side facts DEL restores, the network
  * GC is scoped to and an InfiniBand VF's GUIDs (the optional ones are absent
- * in files of earlier versions, and left out while unset). */
+ * in files of earlier versions, and left out while unset). The GUIDs an IB
+ * VF had are read before its first save, in every version that writes "ib":
+ * in a record with "ib" true an absent ibNodeGuid or ibPortGuid is one that
+ * was all zeros, which DEL puts back as it is. */
 static const struct field {
 	const char *key;
 	enum kind kind;

@@ -19,6 +19,9 @@
 /* An InfiniBand VF's: the GUIDs it had (the node GUID's low byte is 0) and the one set. */
 #define STATE_IB STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibNodeGuid':'00:02:c9:03:00:21:6e:00'," \
 	"'ibPortGuid':'00:02:c9:03:00:21:6e:71','ibGuid':'02:00:00:00:00:00:00:01','ibDriver':'mlx5_core'}"
+/* One whose GUIDs were all zeros before ADD: they are left out, and known. */
+#define STATE_IB_ZERO STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':'02:00:00:00:00:00:00:01'," \
+	"'ibDriver':'mlx5_core'}"
 
 struct state_case {
 	const char *name;
@@ -35,6 +38,7 @@ static const struct state_case state_cases[] = {
 	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
 	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}", 0, "" },
 	{ "an InfiniBand VF's", STATE_IB, 0, "rail1" },
+	{ "an InfiniBand VF's whose GUIDs were all zeros", STATE_IB_ZERO, 0, "rail1" },
 	{ "a GUID that is no GUID", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':'02:00'}", -EBADMSG,
 	  NULL },
 	{ "a GUID as a number", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':1}", -EBADMSG, NULL },
@@ -90,6 +94,10 @@ START_TEST(test_state)
 		ck_assert_int_eq(a->vf_orig.vlan_proto, 33024);
 		ck_assert_uint_eq(a->ib_node_guid, strstr(c->text, "ibNodeGuid") ?
 				  0x0002c90300216e00ULL : 0);
+		ck_assert_uint_eq(a->ib_port_guid, strstr(c->text, "ibPortGuid") ?
+				  0x0002c90300216e71ULL : 0);
+		ck_assert_uint_eq(a->ib_guid, strstr(c->text, "ibGuid") ? 0x0200000000000001ULL : 0);
+		ck_assert_int_eq(a->ib, strstr(c->text, "'ib'") != NULL);
 	} else {
 		ck_assert_str_eq(a->network, "untouched");
 	}
@@ -101,7 +109,7 @@ END_TEST
 /* What ADD writes reads back the same, an earlier version's stays one. */
 START_TEST(test_state_round_trip)
 {
-	const char *texts[] = { STATE, state_cases[1].text, STATE_IB };
+	const char *texts[] = { STATE, state_cases[1].text, STATE_IB, STATE_IB_ZERO };
 	char *text = unit_dq(texts[_i]), *out;
 	struct attach *a = calloc(1, sizeof(*a));
 
@@ -189,7 +197,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_state, 0, sizeof(state_cases) / sizeof(state_cases[0]));
-	tcase_add_loop_test(tc, test_state_round_trip, 0, 3);
+	tcase_add_loop_test(tc, test_state_round_trip, 0, 4);
 	tcase_add_test(tc, state_embedded_nul);
 	tcase_add_loop_test(tc, test_holder, 0, sizeof(holder_cases) / sizeof(holder_cases[0]));
 	tcase_add_test(tc, holder_nul_and_length);

@@ -57,6 +57,79 @@ is "$RC" 0 "VF 0 DEL succeeds"
 netns_del "$POD"
 is "$(CID='' ib_state)" "$first" "every VF has its first GUIDs and names"
 
+# ADDs giving one GUID to VFs 0-3 (both PFs) at the same moment: exactly one
+# gets it, the others are refused as for a GUID already held and keep their
+# VF as it was. They are let go together: one process holds their four VF
+# locks and exits; and each one's state save, between its check and its
+# set, is slowed by 300 ms (strace delays its renameat, as a loaded node
+# might), so that without the GUID lock all would pass the check. A GUID
+# of this run's own: parallel runs do not share its lock.
+G=$(printf '00:11:22:%02x:%02x:%02x:88:01' $(($$ >> 16 & 255)) $(($$ >> 8 & 255)) $(($$ & 255)))
+GX=${G//:/}
+T_AT_EXIT+=("rm -f $T_LOCK_DIR/guids/$GX.lock")
+slow=()
+command -v strace >/dev/null &&
+	slow=(strace -qq -o /dev/null -e 'trace=renameat,renameat2' -e 'inject=renameat,renameat2:delay_enter=300000')
+race() {
+	local i w pids=() pods=() ids=() outs=() locks=() won=() gate
+	mkdir -p "$T_LOCK_DIR"
+	for i in 0 1 2 3; do locks[i]=$T_LOCK_DIR/${FX_VF_BDF[i]}.lock; done
+	python3 -c 'import fcntl, os, sys, time
+fds = [os.open(p, os.O_RDWR | os.O_CREAT, 0o600) for p in sys.argv[1:]]
+for fd in fds:
+	fcntl.flock(fd, fcntl.LOCK_EX)
+print("held", flush=True)
+time.sleep(600)' "${locks[@]}" >"$TMP/gate" &
+	gate=$!
+	for ((i = 0; i < 50; i++)); do [ -s "$TMP/gate" ] && break; sleep 0.1; done
+	ok "race $1: one process holds the VF locks of VFs 0-3" test -s "$TMP/gate"
+	for i in 0 1 2 3; do
+		VF=$i
+		pod_new
+		pods[i]=$POD ids[i]=$CID
+		( cni ADD "$(conf 1.1.0 ".guid = \"$G\"")" "${slow[@]}"; echo "$RC" >"$TMP/rc$i"; echo "$OUT" >"$TMP/out$i"
+		  cp "$TMP/stderr" "$TMP/err$i" ) &
+		pids[i]=$!
+	done
+	# every ADD waits on its VF lock, then all go at once
+	sleep 1
+	kill "$gate"
+	wait "$gate" 2>/dev/null
+	for i in 0 1 2 3; do
+		wait "${pids[i]}"
+		outs[i]=$(cat "$TMP/out$i")
+		[ "$(cat "$TMP/rc$i")" = 0 ] && won+=("$i")
+	done
+	is "${#won[@]}" 1 "race $1: exactly one of 4 concurrent ADDs giving $G succeeds" ||
+		for i in 0 1 2 3; do diag "ADD $i: $(cat "$TMP/rc$i") ${outs[i]}"; done
+	for w in "${won[@]}"; do
+		VF=$w POD=${pods[w]} NETNS=/run/netns/${pods[w]} CID=${ids[w]} OUT=${outs[w]}
+		ib_added "race $1: the winner, VF $w" "$GX"
+	done
+	w=${won[0]:--1}
+	for i in 0 1 2 3; do
+		[[ " ${won[*]} " == *" $i "* ]] && continue
+		OUT=${outs[i]}
+		is "$(cat "$TMP/rc$i") $(jout .code)" "1 7" "race $1: ADD on VF $i fails with code 7" ||
+			diag "$OUT $(cat "$TMP/err$i")"
+		like "$(jout .msg)" "guid $G is already held by VF ${FX_VF_BDF[w]} (VF $((w - FX_VF_PF[w] * 2)) of PF ${FX_PF_IF[FX_VF_PF[w]]})" \
+			"race $1: ADD on VF $i names the winner's VF as the GUID's holder"
+		is "$(CID='' ib_state | grep -E "^(pf )?vf$i:")" "$(grep -E "^(pf )?vf$i:" <<<"$first")" \
+			"race $1: VF $i keeps its name, GUIDs and RDMA device in the host"
+		is "$(ip -n "${pods[i]}" -j link show | jq -c '[.[].ifname]')" '["lo"]' \
+			"race $1: VF $i's pod has no link of it"
+		nok "race $1: VF $i has no state" state_holds "${ids[i]}"
+	done
+	for w in "${won[@]}"; do
+		POD=${pods[w]} NETNS=/run/netns/${pods[w]} CID=${ids[w]} VF=$w
+		cni DEL "$(with_prev "$(conf 1.1.0 ".guid = \"$G\"")" "${outs[w]}")"
+		is "$RC" 0 "race $1: the DEL of VF $w succeeds" || diag "$OUT"
+	done
+	for i in 0 1 2 3; do netns_del "${pods[i]}"; done
+	is "$(CID='' ib_state)" "$first" "race $1: every VF has its first GUIDs and names"
+}
+for round in 1 2 3; do race "$round"; done
+
 # GC: VF 0's pod died, VF 2's pod lives on but the runtime forgot both;
 # VF 1's attachment is listed
 declare -A cid pod out

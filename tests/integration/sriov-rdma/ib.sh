@@ -205,18 +205,60 @@ c=$(jq -c --arg bdf "${FX_VF_BDF[0]}" --arg d "$TMP/state" --arg g "$G1" --argjs
 	| .args = {cni: {guid: $g, "mellanox.infiniband.app": "configured"}}' <<<"$nad")
 ib_round_trip "ib-sriov-cni NAD" 0.3.1 "$c" "$G1X"
 
-# VF 3 had no GUID before ADD: DEL cannot put one back, but its netdev
-# (recreated by the move back) gets its host name again
+# VF 3's GUIDs were all zeros before ADD: they are known (the state has
+# them), so DEL sets the zeros again through the PF (mlx5 takes any value)
+# and rebinds; the VF uses them again and has its host name back
 VF=3
+zeros=0000000000000000
+pf_zeros() {
+	vf_is 3 ".node_guid == \"$zeros\" and .port_guid == \"$zeros\""
+}
 pod_new
+before=$(ib_state)
 name=$(link_field "$(ib_link 3)" .ifname)
 c=$(conf 1.0.0 ".guid = \"00:11:22:33:44:55:66:03\"")
 cni ADD "$c"
-ib_added "VF 3, no GUID before ADD" 0011223344556603
+ib_added "VF 3, all-zero GUIDs before ADD" 0011223344556603
+idx=$(ib_rdma_index 3)
 cni DEL "$(with_prev "$c" "$OUT")"
-is "$RC" 0 "VF 3, no GUID before ADD: DEL succeeds" || diag "$OUT"
-is "$(link_field "$(ib_link 3)" .ifname)" "$name" "VF 3, no GUID before ADD: DEL gives it back as $name"
+is "$RC" 0 "VF 3, all-zero GUIDs before ADD: DEL succeeds" || diag "$OUT"
+ok "VF 3, all-zero GUIDs before ADD: DEL sets both GUIDs to zero through the PF" pf_zeros
+is "$(ib_sysfs_guid 3)" 0000:0000:0000:0000 \
+	"VF 3, all-zero GUIDs before ADD: after DEL the VF uses the zero GUID again (it was rebound)"
+ok "VF 3, all-zero GUIDs before ADD: its RDMA device is a new one ($idx in the pod, $(ib_rdma_index 3) now)" \
+	test "$(ib_rdma_index 3)" != "$idx"
+is "$(link_field "$(ib_link 3)" .ifname)" "$name" "VF 3, all-zero GUIDs before ADD: DEL gives it back as $name"
+is "$(ib_state)" "$before" "VF 3, all-zero GUIDs before ADD: DEL gives the VF back as it was"
 netns_del "$POD"
+# the same undone by ADD's rollback: the RDMA move fails after the GUID
+# write and the rebind (the VF used 00:11:22:33:44:55:66:03 then)
+drv fail-move "${FX_VF_BDF[3]}" 17
+ib_add_fails 105 "of VF ${FX_VF_BDF[3]} into the pod netns" \
+	"VF 3, all-zero GUIDs before ADD: the RDMA move fails" "$c"
+ok "VF 3, all-zero GUIDs before ADD: the rollback sets both GUIDs to zero through the PF" pf_zeros
+is "$(ib_sysfs_guid 3)" 0000:0000:0000:0000 \
+	"VF 3, all-zero GUIDs before ADD: after the rollback the VF uses the zero GUID again (it was rebound)"
+is "$(link_field "$(ib_link 3)" .ifname)" "$name" "VF 3, all-zero GUIDs before ADD: the rollback gives it back as $name"
+# DEL without state does not know them: the VF keeps the pod's GUID
+pod_new
+c=$(conf 1.0.0 ".guid = \"00:11:22:33:44:55:66:03\" | .logLevel = \"warning\"")
+cni ADD "$c"
+ib_added "VF 3, no state" 0011223344556603
+rm -rf "$TMP/state"
+cni DEL "$c"
+is "$RC" 0 "VF 3, DEL without state succeeds"
+is "$(ib_sysfs_guid 3)" 0011:2233:4455:6603 "VF 3, DEL without state: it keeps the pod's GUID"
+ok "VF 3, DEL without state: the PF keeps it too" pf_guid_is 3 0011223344556603
+ok "VF 3, DEL without state: the log says its GUID before ADD is unknown" \
+	grep -q "VF ${FX_VF_BDF[3]}: no state file: its GUID before ADD is unknown" "$TMP/stderr"
+is "$(link_field "$(ib_link 3)" .ifname)" "$name" "VF 3, DEL without state: it is back as $name"
+netns_del "$POD"
+# back to the zeros for what follows
+sim_ip link set "$FX_PF" vf 3 node_guid 00:00:00:00:00:00:00:00
+sim_ip link set "$FX_PF" vf 3 port_guid 00:00:00:00:00:00:00:00
+sysfs_write unbind mlx5_core "${FX_VF_BDF[3]}" >/dev/null
+sysfs_write bind mlx5_core "${FX_VF_BDF[3]}" >/dev/null
+VF=0
 
 # concurrent ADDs and DELs on VFs 0-2 of the PF, a few rounds: the DELs'
 # rebinds hand out the kernel's ib<N> in whatever order they come, and each
