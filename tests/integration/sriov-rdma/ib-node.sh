@@ -76,6 +76,7 @@ command -v strace >/dev/null &&
 race() {
 	local i w pids=() pods=() ids=() outs=() locks=() won=() gate
 	mkdir -p "$T_LOCK_DIR"
+	rm -f "$TMP/gate"
 	for i in 0 1 2 3; do locks[i]=$T_LOCK_DIR/${FX_VF_BDF[i]}.lock; done
 	python3 -c 'import fcntl, os, sys, time
 fds = [os.open(p, os.O_RDWR | os.O_CREAT, 0o600) for p in sys.argv[1:]]
@@ -84,8 +85,10 @@ for fd in fds:
 print("held", flush=True)
 time.sleep(600)' "${locks[@]}" >"$TMP/gate" &
 	gate=$!
-	for ((i = 0; i < 50; i++)); do [ -s "$TMP/gate" ] && break; sleep 0.1; done
-	ok "race $1: one process holds the VF locks of VFs 0-3" test -s "$TMP/gate"
+	# (a loaded machine can take seconds to start python and take the locks)
+	for ((i = 0; i < 300; i++)); do [ -s "$TMP/gate" ] && break; sleep 0.1; done
+	ok "race $1: one process holds the VF locks of VFs 0-3" test -s "$TMP/gate" ||
+		diag "locks in $T_LOCK_DIR: $(lslocks -o PID,COMMAND,PATH 2>&1 | grep -F "$T_LOCK_DIR")"
 	for i in 0 1 2 3; do
 		VF=$i
 		pod_new
