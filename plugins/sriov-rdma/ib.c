@@ -209,6 +209,20 @@ static long now_ms(void)
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
 }
 
+/* Calls try every IB_POLL_MS while it returns -EAGAIN, for at most
+ * IB_REFIND_MS: what the kernel (or udev) does after a probe or a move
+ * takes its time. try's last return. */
+static int retry(struct attach *a, int (*try)(struct attach *a, void *arg), void *arg)
+{
+	long deadline = now_ms() + IB_REFIND_MS;
+	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
+	int ret;
+
+	while ((ret = try(a, arg)) == -EAGAIN && now_ms() < deadline)
+		nanosleep(&pause, NULL);
+	return ret;
+}
+
 /* The VF's netdev (and, with_rdma, its RDMA device) in the host as the
  * kernel shows them after a probe; a netdev udev renames meanwhile is looked
  * up again. */
@@ -233,21 +247,19 @@ static int found_in_host(struct attach *a, bool with_rdma)
 	return 0;
 }
 
+static int found_with_rdma(struct attach *a, void *arg)
+{
+	(void)arg;
+	return found_in_host(a, true);
+}
+
 static int refind(struct attach *a, const char *after, struct cni_err *err)
 {
-	long deadline = now_ms() + IB_REFIND_MS;
-	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
-
-	while (found_in_host(a, true) < 0) {
-		if (now_ms() > deadline) {
-			cni_err_set(err, CNI_ERR_DEVICE, "VF %s did not come back after %s: no netdev "
-				    "and RDMA device under its PCI address after %d ms", a->vf.bdf,
-				    after, IB_REFIND_MS);
-			return -ETIMEDOUT;
-		}
-		nanosleep(&pause, NULL);
-	}
-	return 0;
+	if (retry(a, found_with_rdma, NULL) == 0)
+		return 0;
+	cni_err_set(err, CNI_ERR_DEVICE, "VF %s did not come back after %s: no netdev and RDMA "
+		    "device under its PCI address after %d ms", a->vf.bdf, after, IB_REFIND_MS);
+	return -ETIMEDOUT;
 }
 
 /* One request per GUID: do_setvfinfo() acts on the first GUID of a nest. */
@@ -313,29 +325,40 @@ int ib_apply(struct attach *a, struct cni_err *err)
 #define IB_PARKED_NAME "ibpark%d"
 #define IB_KERNEL_NAME "ib%d"
 
+/* One try at the host name (the netdev parked on the first that finds it
+ * taken); -EAGAIN while another netdev holds it. */
+struct name_try {
+	struct cni_err *taken;
+	bool parked;
+};
+
+static int take_host_name(struct attach *a, void *arg)
+{
+	struct name_try *t = arg;
+	int ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, t->taken);
+
+	if (ret != -EEXIST)
+		return ret;
+	if (!t->parked && link_set_name(a->host_nl, a->host_ifindex, IB_PARKED_NAME, t->taken) == 0) {
+		log_info("VF %s waits for its host name %s, another netdev's now", a->vf.bdf,
+			 a->host_ifname);
+		t->parked = true;
+	}
+	return -EAGAIN;
+}
+
 static int rename_host(struct attach *a, struct cni_err *err)
 {
-	long deadline = now_ms() + IB_REFIND_MS;
-	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
 	struct cni_err taken = { 0 };
+	struct name_try t = { .taken = &taken };
 	struct link_info link;
-	bool parked = false;
 	int ret;
 
 	if (!a->host_ifname[0] || !strcmp(a->vf.ifname, a->host_ifname))
 		return 0;
-	while ((ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, &taken)) ==
-		       -EEXIST && now_ms() < deadline) {
-		if (!parked && link_set_name(a->host_nl, a->host_ifindex, IB_PARKED_NAME,
-					     &taken) == 0) {
-			log_info("VF %s waits for its host name %s, another netdev's now",
-				 a->vf.bdf, a->host_ifname);
-			parked = true;
-		}
-		nanosleep(&pause, NULL);
-	}
+	ret = retry(a, take_host_name, &t);
 	snprintf(link.name, sizeof(link.name), "%s", a->host_ifname);
-	if (ret == -EEXIST) {
+	if (ret == -EAGAIN) {
 		ret = link_set_name(a->host_nl, a->host_ifindex, IB_KERNEL_NAME, &taken);
 		if (ret == 0 && link_get_by_index(a->host_nl, a->host_ifindex, &link) < 0)
 			snprintf(link.name, sizeof(link.name), "%s", IB_KERNEL_NAME);
@@ -417,8 +440,9 @@ static int find_in_pod(struct attach *a, struct link_info *link)
 	return -EAGAIN;
 }
 
-static int ipoib_in_pod(struct attach *a, struct cni_err *err)
+static int ipoib_in_pod(struct attach *a, void *arg)
 {
+	struct cni_err *err = arg;
 	char alias[LINK_ALIAS_MAX];
 	struct link_info link;
 	int ret;
@@ -440,14 +464,11 @@ static int ipoib_in_pod(struct attach *a, struct cni_err *err)
 
 int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
 {
-	long deadline = now_ms() + IB_REFIND_MS;
-	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
 	int ret;
 
 	if (!a->ib || !a->has_rdma)
 		return 0;
-	while ((ret = ipoib_in_pod(a, err)) == -EAGAIN && now_ms() < deadline)
-		nanosleep(&pause, NULL);
+	ret = retry(a, ipoib_in_pod, err);
 	if (ret == -EAGAIN)
 		cni_err_set(err, CNI_ERR_DEVICE, "VF %s has no IPoIB netdev %d ms after its RDMA "
 			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS, a->rdma_name,
