@@ -196,9 +196,9 @@ int cache_read_max(const char *dir, const char *name, size_t max, char **out, si
 	return ret;
 }
 
-int cache_read_fd(int fd, char **out, size_t *len)
+int cache_read_fd(int fd, size_t max, char **out, size_t *len)
 {
-	return read_fd(fd, SIZE_MAX, out, len);
+	return read_fd(fd, max, out, len);
 }
 
 int cache_remove(const char *dir, const char *name)

@@ -27,8 +27,9 @@ int cache_write_durable(const char *dir, const char *name, const char *data, siz
 int cache_read(const char *dir, const char *name, char **out, size_t *len);
 /* The same, -EFBIG when the file holds more than max bytes. */
 int cache_read_max(const char *dir, const char *name, size_t max, char **out, size_t *len);
-/* The same from an open file (a regular one, else -EINVAL); fd stays open. */
-int cache_read_fd(int fd, char **out, size_t *len);
+/* The same from an open file (a regular one, else -EINVAL), -EFBIG past max
+ * bytes; fd stays open. */
+int cache_read_fd(int fd, size_t max, char **out, size_t *len);
 /* Removes name and the temp file a killed writer left; -ENOENT is success. */
 int cache_remove(const char *dir, const char *name);
 /* Lists names in dir ending in suffix, sorted, dot files skipped (an absent dir

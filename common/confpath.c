@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -305,7 +306,7 @@ static void load_admin(struct confpath_roots *roots, char *why, size_t size)
 	if (!ret && st.st_size > ADMIN_FILE_MAX)
 		ret = -EFBIG;
 	if (!ret)
-		ret = cache_read_fd(fd, &text, &len);
+		ret = cache_read_fd(fd, SIZE_MAX, &text, &len);
 	if (!ret)
 		ret = confpath_parse_roots(text, roots, &line);
 	if (ret == -EPERM)

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <limits.h>
 #include <stdbool.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,7 @@ static int read_at(const char *dir, const char *name, int flags, char **out, siz
 	fd = open(path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
-	ret = fstat(fd, &st) ? -errno : cache_read_fd(fd, out, len);
+	ret = fstat(fd, &st) ? -errno : cache_read_fd(fd, SIZE_MAX, out, len);
 	if (!ret)
 		*mode = st.st_mode & 07777;
 	close(fd);

@@ -45,11 +45,9 @@ static int read_old(const char *path, char **old, size_t *len, struct cni_err *e
 	fd = confpath_open(path, O_RDONLY, 0);
 	if (fd == -ENOENT)
 		return 0;
-	ret = fd < 0 ? fd : cache_read_fd(fd, old, len);
+	ret = fd < 0 ? fd : cache_read_fd(fd, DEVINFO_MAX, old, len);
 	if (fd >= 0)
 		close(fd);
-	if (!ret && *len > DEVINFO_MAX)
-		ret = -EFBIG;
 	if (ret) {
 		free(*old);
 		*old = NULL;
