@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <linux/if_ether.h>
+#include "fuzz.h"
 #include "conf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -34,12 +35,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	struct cni_args args = { .mac = "02:00:00:00:00:01" };
 	struct cni_err err = { 0 };
 	struct conf conf;
-	char *s = malloc(size + 1);
+	char *s = fuzz_text(data, size);
 
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	if (conf_parse(s, &args, CONF_DEVICE | CONF_VF | CONF_IB, &conf, &err) == 0) {
 		/* what parses is what the plugin may act on: it must be valid */
 		if (!(conf.is_aux ? sysfs_valid_aux_id(conf.device_id) : sysfs_valid_bdf(conf.device_id)) ||

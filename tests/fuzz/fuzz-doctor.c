@@ -7,6 +7,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 #include "conffiles.h"
 #include "gid.h"
 #include "nccl.h"
@@ -58,12 +59,10 @@ static void check_text(const char *text, size_t len)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	/* environ is NUL-separated: the raw bytes, with the NUL the reader adds */
-	char *buf = malloc(size + 1);
+	char *buf = fuzz_text(data, size);
 
 	if (!buf)
 		return 0;
-	memcpy(buf, data, size);
-	buf[size] = '\0';
 	procfs_environ_get(buf, size, "NCCL_IB_HCA");
 	procfs_environ_get(buf, size, "NCCL_SOCKET_IFNAME");
 	check_text(buf, strlen(buf));

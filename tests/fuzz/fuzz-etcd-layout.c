@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
+#include "fuzz.h"
 #include "etcd_layout.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -88,12 +89,10 @@ static void info(const char *value)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	const struct pool_key k = { "c1", "net1" };
-	char *value = malloc(size + 1);
+	char *value = fuzz_text(data, size);
 
 	if (!value)
 		return 0;
-	memcpy(value, data, size);
-	value[size] = '\0';
 	lease(value);
 	info(value);
 	/* A value held by someone has a holder; one on hold blocks only until then. */

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
+#include "fuzz.h"
 #include "etcd.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -115,7 +116,7 @@ static void judge(const struct etcd_kvs *kvs, const struct etcd_op *req)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *body = malloc(size + 1), msg[64], token[32];
+	char *body = fuzz_text(data, size), msg[64], token[32];
 	struct etcd_kvs kvs, r[3];
 	bool ok;
 	int ret, code;
@@ -123,8 +124,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!body)
 		return 0;
-	memcpy(body, data, size);
-	body[size] = '\0';
 	for (i = 0; i < sizeof(reads) / sizeof(reads[0]); i++) {
 		ret = etcd_parse_range(body, reads[i], &kvs);
 		if (ret == -EINVAL)

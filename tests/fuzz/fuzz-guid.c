@@ -7,19 +7,18 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 #include "guid.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *s = malloc(size + 1), text[GUID_STR_LEN + 1];
+	char *s = fuzz_text(data, size), text[GUID_STR_LEN + 1];
 	uint64_t guid, again;
 
 	if (!s)
 		return 0;
-	memcpy(s, data, size);
-	s[size] = '\0';
 	if (guid_parse(s, &guid) == 0) {
 		guid_format(guid, text);
 		for (size_t i = 0; i < GUID_STR_LEN; i++) {

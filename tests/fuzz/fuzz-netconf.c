@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 #include "env.h"
 #include "netconf.h"
 
@@ -26,15 +27,13 @@ static void getters(const cJSON *root)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *doc = malloc(size + 1), version[16];
+	char *doc = fuzz_text(data, size), version[16];
 	struct cni_netconf *nc = malloc(sizeof(*nc));
 	struct cni_err err = { 0 };
 	cJSON *root = NULL;
 
 	if (!doc || !nc)
 		goto out;
-	memcpy(doc, data, size);
-	doc[size] = '\0';
 	netconf_sniff_version(doc, version);
 	root = cJSON_Parse(doc);
 	if (!root)

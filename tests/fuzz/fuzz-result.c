@@ -4,6 +4,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fuzz.h"
 #include "result.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -86,7 +87,7 @@ static void round_trip(const struct cni_result *r, enum cni_version v, struct cn
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *doc = malloc(size + 1);
+	char *doc = fuzz_text(data, size);
 	struct cni_result *r = malloc(sizeof(*r)), *back = malloc(sizeof(*back));
 	struct cni_err err = { 0 };
 	cJSON *root = NULL;
@@ -94,8 +95,6 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
 	if (!doc || !r || !back)
 		goto out;
-	memcpy(doc, data, size);
-	doc[size] = '\0';
 	root = cJSON_Parse(doc);
 	if (!root)
 		goto out;
