@@ -421,24 +421,28 @@ EXPORT int sim_scandir(const char *dir, void *list, void *sel, void *cmp) __asm_
 EXPORT int sim_scandir64(const char *dir, void *list, void *sel, void *cmp) __asm__("scandir64");
 EXPORT DIR *sim_opendir(const char *dir) __asm__("opendir");
 
+/* The real sym (looked up once into *real), after the driver model's turn. */
+static int list_via(const char *sym, scandir_t *real, const char *dir, void *list, void *sel,
+		    void *cmp)
+{
+	if (!*real)
+		*real = (scandir_t)next(sym);
+	drvfile_before_list(dir);
+	return (*real)(dir, list, sel, cmp);
+}
+
 int sim_scandir(const char *dir, void *list, void *sel, void *cmp)
 {
 	static scandir_t real;
 
-	if (!real)
-		real = (scandir_t)next("scandir");
-	drvfile_before_list(dir);
-	return real(dir, list, sel, cmp);
+	return list_via("scandir", &real, dir, list, sel, cmp);
 }
 
 int sim_scandir64(const char *dir, void *list, void *sel, void *cmp)
 {
 	static scandir_t real;
 
-	if (!real)
-		real = (scandir_t)next("scandir64");
-	drvfile_before_list(dir);
-	return real(dir, list, sel, cmp);
+	return list_via("scandir64", &real, dir, list, sel, cmp);
 }
 
 DIR *sim_opendir(const char *dir)
