@@ -6,6 +6,7 @@ cd "$(dirname "$0")/.."
 
 FUZZ_SECONDS=${FUZZ_SECONDS:-15}
 passed=0 failed=0 skipped=0
+failed_names=()
 tmp=$(mktemp -d /tmp/sriov-rdma-test.XXXXXX)
 etcd_pid=
 
@@ -32,6 +33,7 @@ build() {
 	cat "$tmp/setup-${dir//\//_}.log"
 	echo "build of $dir failed"
 	failed=$((failed + 1))
+	failed_names+=("build $dir")
 	return 1
 }
 
@@ -78,6 +80,11 @@ count() {
 		   ($r | length)]
 		| "\(.[0]) \(.[2] - .[0] - .[1]) \(.[1])"' "$log")
 	passed=$((passed + p)) failed=$((failed + f)) skipped=$((skipped + s))
+	local name
+	while read -r name; do
+		failed_names+=("$1: $name")
+	done < <(jq -r 'select(.result != "OK" and .result != "EXPECTEDFAIL" and .result != "SKIP")
+		| "\(.name) (\(.result))"' "$log")
 }
 
 run_suite() {
@@ -113,6 +120,7 @@ run_fuzz() {
 			tail -n 40 "$tmp/fuzz-$name.log"
 			echo "fuzz $name: FAIL"
 			failed=$((failed + 1))
+			failed_names+=("fuzz $name")
 		fi
 	done
 }
@@ -134,6 +142,11 @@ else
 	echo "clang not installed: fuzz targets not built"
 fi
 
+if [ "${#failed_names[@]}" -gt 0 ]; then
+	echo
+	echo "failed:"
+	printf '  %s\n' "${failed_names[@]}"
+fi
 line="$passed passed, $failed failed"
 [ "$skipped" -gt 0 ] && line="$line, $skipped skipped"
 echo
