@@ -161,20 +161,17 @@ static bool links_to(const char *pf_dir, const char *name, const char *bdf)
  * confirms it, where a walk of virtfnN reads up to one link per VF. */
 static int vf_index_by_rid(const char *pf_dir, const char *pf_bdf, const char *bdf, int *index)
 {
-	char path[PATH_MAX], text[32], name[32];
+	char path[PATH_MAX], name[32];
 	unsigned int pf_domain, domain;
-	long pf_rid = pci_rid(pf_bdf, &pf_domain), rid = pci_rid(bdf, &domain);
-	long offset, stride, n;
+	long pf_rid = pci_rid(pf_bdf, &pf_domain), rid = pci_rid(bdf, &domain), n;
+	int offset, stride;
 
 	if (pf_rid < 0 || rid < 0 || domain != pf_domain ||
 	    mkpath(path, sizeof(path), "%s/sriov_offset", pf_dir) < 0 ||
-	    sysfs_read_attr(path, text, sizeof(text)) < 0)
+	    sysfs_read_int(path, &offset) < 0 ||
+	    mkpath(path, sizeof(path), "%s/sriov_stride", pf_dir) < 0 ||
+	    sysfs_read_int(path, &stride) < 0)
 		return -ENOENT;
-	offset = strtol(text, NULL, 10);
-	if (mkpath(path, sizeof(path), "%s/sriov_stride", pf_dir) < 0 ||
-	    sysfs_read_attr(path, text, sizeof(text)) < 0)
-		return -ENOENT;
-	stride = strtol(text, NULL, 10);
 	n = rid - pf_rid - offset;
 	if (stride <= 0 || n < 0 || n % stride)
 		return -ENOENT;
@@ -326,22 +323,45 @@ int sysfs_read_attr(const char *path, char *buf, size_t size)
 	return 0;
 }
 
+int sysfs_parse_int(const char *text, int *out)
+{
+	char *end;
+	long v;
+
+	errno = 0;
+	v = strtol(text, &end, 10);
+	if (errno || end == text || *end || v < INT_MIN || v > INT_MAX)
+		return -EINVAL;
+	*out = (int)v;
+	return 0;
+}
+
+int sysfs_read_int(const char *path, int *out)
+{
+	char text[32];
+	int ret = sysfs_read_attr(path, text, sizeof(text));
+
+	return ret < 0 ? ret : sysfs_parse_int(text, out);
+}
+
 /* A PF of interest: VFs created, a netdev in this netns; its type from net/<ifname>/type. */
 static bool pf_read(const char *bdf, struct sysfs_pf *pf)
 {
-	char dev[PATH_MAX], path[PATH_MAX], text[32];
+	char dev[PATH_MAX], path[PATH_MAX];
+	int numvfs;
 
 	memset(pf, 0, sizeof(*pf));
 	if (!sysfs_valid_bdf(bdf) || mkpath(dev, sizeof(dev), "%s/bus/pci/devices/%s", sysfs_root(),
 					     bdf) < 0 ||
 	    mkpath(path, sizeof(path), "%s/sriov_numvfs", dev) < 0 ||
-	    sysfs_read_attr(path, text, sizeof(text)) < 0 || atoi(text) <= 0 ||
+	    sysfs_read_int(path, &numvfs) < 0 || numvfs <= 0 ||
 	    mkpath(path, sizeof(path), "%s/net", dev) < 0 ||
 	    first_entry(path, pf->ifname, sizeof(pf->ifname)) < 0 || !pf->ifname[0] ||
 	    mkpath(path, sizeof(path), "%s/net/%s/type", dev, pf->ifname) < 0)
 		return false;
 	memcpy(pf->bdf, bdf, strlen(bdf) + 1);
-	pf->type = sysfs_read_attr(path, text, sizeof(text)) == 0 ? atoi(text) : -1;
+	if (sysfs_read_int(path, &pf->type) < 0)
+		pf->type = -1;
 	return true;
 }
 

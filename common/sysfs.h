@@ -50,3 +50,8 @@ int sysfs_virtfn(const char *pf_bdf, int n, char out[SYSFS_BDF_MAX]);
  * newline cut). -errno: a read error is what an absent attribute gives
  * (e.g. EINVAL for an empty GID slot's type). */
 int sysfs_read_attr(const char *path, char *buf, size_t size);
+/* text as an integer attribute holds it ("%d"): decimal, optional sign,
+ * nothing after it, within int; -EINVAL for anything else. */
+int sysfs_parse_int(const char *text, int *out);
+/* sysfs_read_attr, then sysfs_parse_int: -errno, or -EINVAL for text that is no int. */
+int sysfs_read_int(const char *path, int *out);

@@ -260,6 +260,52 @@ START_TEST(test_names)
 }
 END_TEST
 
+/* What sriov_numvfs, sriov_offset, sriov_stride or net/<if>/type can hold
+ * on disk: a value, or text that is none and must not read as 0. */
+static const struct {
+	const char *text;
+	int ret, value;
+} ints[] = {
+	{ "4", 0, 4 },
+	{ "32", 0, 32 },
+	{ "-1", 0, -1 },
+	{ "0", 0, 0 },
+	{ "2147483647", 0, 2147483647 },
+	{ "2147483648", -EINVAL, 0 },
+	{ "-2147483649", -EINVAL, 0 },
+	{ "99999999999999999999999", -EINVAL, 0 },
+	{ "", -EINVAL, 0 },
+	{ "12abc", -EINVAL, 0 },
+	{ "4 ", -EINVAL, 0 },
+	{ "0x10", -EINVAL, 0 },
+	{ "-", -EINVAL, 0 },
+};
+
+START_TEST(test_parse_int)
+{
+	int v = 0;
+
+	ck_assert_msg(sysfs_parse_int(ints[_i].text, &v) == ints[_i].ret, "\"%s\"", ints[_i].text);
+	ck_assert_int_eq(v, ints[_i].value);
+}
+END_TEST
+
+START_TEST(test_read_int)
+{
+	char path[PATH_MAX];
+	int v = 7;
+
+	ck_assert(snprintf(path, sizeof(path), "%s/sriov_numvfs", root) < (int)sizeof(path));
+	ck_assert_int_eq(sysfs_read_int(path, &v), -ENOENT);
+	write_file(path, "8");
+	ck_assert_int_eq(sysfs_read_int(path, &v), 0);
+	ck_assert_int_eq(v, 8);
+	write_file(path, "eight");
+	ck_assert_int_eq(sysfs_read_int(path, &v), -EINVAL);
+	ck_assert_int_eq(v, 8);
+}
+END_TEST
+
 START_TEST(test_root)
 {
 	unsetenv("SYSFS_PATH");
@@ -274,6 +320,8 @@ static void add_tests(TCase *tc)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_read, 0, sizeof(cases) / sizeof(cases[0]));
 	tcase_add_loop_test(tc, test_names, 0, sizeof(names) / sizeof(names[0]));
+	tcase_add_loop_test(tc, test_parse_int, 0, sizeof(ints) / sizeof(ints[0]));
+	tcase_add_test(tc, test_read_int);
 	tcase_add_test(tc, test_root);
 }
 

@@ -35,14 +35,11 @@ struct vf {
 
 static int read_int(const char *dir, const char *name, int *v)
 {
-	char path[PATH_MAX], text[32];
-	int ret;
+	char path[PATH_MAX];
 
-	snprintf(path, sizeof(path), "%s/%s", dir, name);
-	ret = sysfs_read_attr(path, text, sizeof(text));
-	if (ret == 0 && sscanf(text, "%d", v) != 1)
-		ret = -EINVAL;
-	return ret;
+	if (snprintf(path, sizeof(path), "%s/%s", dir, name) >= (int)sizeof(path))
+		return -ENAMETOOLONG;
+	return sysfs_read_int(path, v);
 }
 
 static bool dir_has_entries(const char *dir, const char *sub, char *first, size_t size)
