@@ -3,13 +3,16 @@
  * take it, and the IPoIB netdev the kernel recreates on a rebind or an RDMA move. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <net/if_arp.h>
 
+#include "cache.h"
 #include "guid.h"
 #include "log.h"
 #include "pcidrv.h"
+#include "record.h"
 #include "steps.h"
 
 /* How long a rebound VF (or an IPoIB netdev an RDMA move recreates) may take
@@ -125,28 +128,102 @@ static int pf_holder(const struct sysfs_pf *pf, void *arg)
 	return ret;
 }
 
+/* Whether the state file the holder line h names is an IB attachment's
+ * that saved guid as one its VF uses (no GUID given) or gets back when
+ * detached (one given, which its PF reports now); into *state. A state
+ * that does not read is none: its DEL cannot restore from it either. */
+static bool state_saves(const struct record_holder *h, uint64_t guid, struct attach *state)
+{
+	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
+	char *text = NULL;
+	size_t len = 0;
+	bool saves;
+
+	record_state_name(h->containerid, h->ifname, name, sizeof(name));
+	memset(state, 0, sizeof(*state));
+	saves = cache_read_max(h->dir, name, RECORD_STATE_MAX, &text, &len) == 0 &&
+		record_state_decode(text, len, state) == 0 && state->ib &&
+		(state->ib_node_guid == guid || state->ib_port_guid == guid);
+	free(text);
+	return saves;
+}
+
+/* The attached VF other than a's whose state saved guid, found through the
+ * VF lock files' holder lines: 1 with *state its state, else 0. A VF in a
+ * pod is invisible to the PF walk when it keeps its firmware GUIDs (its PF
+ * reports 0, its RDMA device is not in the host), and a VF given a GUID
+ * gets its saved ones back at DEL. */
+static int state_holder(const struct attach *a, uint64_t guid, struct attach *state)
+{
+	char **names = NULL, *line;
+	struct record_holder h;
+	int found = 0;
+	size_t n = 0, len;
+
+	if (cache_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		line = NULL;
+		if (!found && cache_read_max(ATTACH_LOCK_DIR, names[i], RECORD_HOLDER_MAX, &line,
+					     &len) == 0 &&
+		    record_holder_parse(line, len, &h) == 0 && h.dir[0] &&
+		    state_saves(&h, guid, state) && strcmp(state->vf.bdf, a->vf.bdf))
+			found = 1;
+		free(line);
+		free(names[i]);
+	}
+	free(names);
+	return found;
+}
+
+static int refuse_held(const struct attach *a, uint64_t guid, const char *holder,
+		       struct cni_err *err)
+{
+	char text[GUID_STR_LEN + 1];
+
+	guid_format(guid, text);
+	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %s: duplicate GUIDs break "
+		    "the fabric; give each pod its own", a->conf.ib.guid_key, text, holder);
+	return -EEXIST;
+}
+
 /* Duplicate GUIDs break the fabric: refused while another VF of the node
- * holds it, on any IPoIB PF. One GETLINK per IPoIB PF (8 on a GPU node);
- * sysfs is read only for VFs whose PF never set a GUID. */
+ * holds it, on any IPoIB PF, or will hold it again when its pod detaches.
+ * One GETLINK per IPoIB PF (8 on a GPU node); sysfs is read only for VFs
+ * whose PF never set a GUID; a state file per attached VF. */
 static int check_unique(struct attach *a, struct cni_err *err)
 {
 	struct dup_query q = { .a = a, .guid = a->conf.ib.guid, .holder = -1, .err = err };
-	char text[GUID_STR_LEN + 1], bdf[SYSFS_BDF_MAX];
+	char bdf[SYSFS_BDF_MAX], holder[SYSFS_BDF_MAX + IFNAMSIZ + NETCONF_NAME_MAX + 64];
+	struct attach *state;
 	int ret;
 
 	ret = sysfs_pf_walk(pf_holder, &q);
 	if (ret < 0 && !err->msg[0])
 		cni_err_set(err, CNI_ERR_IO, "cannot list the PCI devices under %s: %s",
 			    sysfs_root(), strerror(-ret));
-	if (ret <= 0)
+	if (ret < 0)
 		return ret;
-	guid_format(q.guid, text);
-	if (sysfs_virtfn(q.pf.bdf, q.holder, bdf) < 0)
-		snprintf(bdf, sizeof(bdf), "?");
-	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %s (VF %d of PF %s): "
-		    "duplicate GUIDs break the fabric; give each pod its own", a->conf.ib.guid_key,
-		    text, bdf, q.holder, q.pf.ifname);
-	return -EEXIST;
+	if (ret > 0) {
+		if (sysfs_virtfn(q.pf.bdf, q.holder, bdf) < 0)
+			snprintf(bdf, sizeof(bdf), "?");
+		snprintf(holder, sizeof(holder), "%s (VF %d of PF %s)", bdf, q.holder, q.pf.ifname);
+		return refuse_held(a, q.guid, holder, err);
+	}
+	state = malloc(sizeof(*state));
+	if (!state) {
+		cni_err_set(err, CNI_ERR_IO, "out of memory");
+		return -ENOMEM;
+	}
+	ret = state_holder(a, q.guid, state);
+	if (ret > 0) {
+		snprintf(holder, sizeof(holder), "%s (attached as %s:%s, which %s)", state->vf.bdf,
+			 state->containerid, state->ifname,
+			 state->ib_guid ? "gets it back when detached" : "uses it");
+		ret = refuse_held(a, q.guid, holder, err);
+	}
+	free(state);
+	return ret;
 }
 
 /* The Ethernet-only keys have no meaning on IPoIB (its PF has no such ops). */

@@ -17,7 +17,7 @@
 # zeros), as met on H200 nodes.
 #
 # Each VF I (numbered over all PFs, as fx_setup does) comes up with firmware GUIDs FX_VF_NODE_GUID[I] / FX_VF_PORT_GUID[I]
-# (16 hex digits) until the PF sets others.
+# (16 hex digits, unique to this run) until the PF sets others.
 
 RDMASIM_DRV=${RDMASIM_DRV:-$T_BUILD/tests/rdmasim/rdmasim-drv}
 
@@ -63,9 +63,11 @@ fx_setup_ib() {
 	T_AT_EXIT+=(fx_drv_stop)
 	drv ipoib-netns "$where" || return
 	FX_VF_NODE_GUID=() FX_VF_PORT_GUID=()
+	# this run's own (its PID in them): a VF of a test running beside it, in
+	# a pod, holds its firmware GUIDs node-wide, as ADD sees them
 	for ((i = 0; i < FX_NVFS; i++)); do
-		FX_VF_NODE_GUID[i]=$(printf '0002c90300b1%04x' "$i")
-		FX_VF_PORT_GUID[i]=$(printf '0002c90300b2%04x' "$i")
+		FX_VF_NODE_GUID[i]=$(printf '0002%06xb1%04x' $(($$ & 0xffffff)) "$i")
+		FX_VF_PORT_GUID[i]=$(printf '0002%06xb2%04x' $(($$ & 0xffffff)) "$i")
 		if [ "$i" -eq "$noguid" ]; then
 			FX_VF_NODE_GUID[i]=0000000000000000 FX_VF_PORT_GUID[i]=0000000000000000
 		fi
@@ -123,10 +125,12 @@ ib_pod_die() {
 # ib_state: what an undone ADD must leave as it was: per VF (numbered over
 # all PFs) its host netdev name (not its ifindex: every rebind makes a new
 # netdev), the GUIDs it uses, whether the host sees its RDMA device; its
-# PF's GUIDs for it; IPAM's hold.
+# PF's GUIDs for it; IPAM's hold. IB_STATE_VFS="I ...": only those VFs
+# (default all; each VF costs a few processes).
 ib_state() {
-	local i l fw=()
-	for ((i = 0; i < FX_NVFS; i++)); do
+	local i l fw=() vfs
+	read -ra vfs <<<"${IB_STATE_VFS:-$(seq -s ' ' 0 $((FX_NVFS - 1)))}"
+	for i in "${vfs[@]}"; do
 		l=$(ib_link "$i")
 		echo "vf$i: netdev=$(link_field "${l:-{\}}" '.ifname // "none"')" \
 			"alias=$(link_field "${l:-{\}}" '.ifalias // ""')" \
@@ -138,7 +142,8 @@ ib_state() {
 	for ((i = 0; i < FX_NVFS; i++)); do
 		fw+=("${FX_VF_NODE_GUID[i]}" "${FX_VF_PORT_GUID[i]}")
 	done
-	jq -r --args '$ARGS.positional as $fw | [.pfs[].vfs[]] | to_entries[]
+	jq -r --arg vfs "${vfs[*]}" --args '$ARGS.positional as $fw | [.pfs[].vfs[]] | to_entries[]
+		| select(.key | IN($vfs | split(" ")[] | tonumber))
 		| def pick(g; f): if g == "0000000000000000" then f else g end;
 		"pf vf\(.key): next probe \(pick(.value.node_guid; $fw[.key * 2]))"
 		+ " \(pick(.value.port_guid; $fw[.key * 2 + 1])) link_state \(.value.link_state)"' \
@@ -181,6 +186,15 @@ ib_added() {
 	like "$mac" ":fe:80:00:00:00:00:00:00:$port" "$c: it carries the port GID with GUID $port"
 	is "$(jout '.interfaces[0].name')" "$IFNAME" "$c: result interface is $IFNAME"
 	is "$(jout '.interfaces[0].sandbox')" "$NETNS" "$c: result sandbox is the netns"
+}
+
+# ib_del DESC POD CID VF CONF OUT: the DEL of the ADD of VF into POD (CONF,
+# its result OUT as prevResult) succeeds; the pod netns goes.
+ib_del() {
+	POD=$2 NETNS=/run/netns/$2 CID=$3 VF=$4
+	cni DEL "$(with_prev "$5" "$6")"
+	is "$RC" 0 "$1: DEL succeeds" || diag "$OUT"
+	netns_del "$POD"
 }
 
 # ib_add_fails CODE TEXT DESC CONF: ADD fails with CODE and TEXT, and leaves ib_state.

@@ -18,13 +18,13 @@ colons() {
 first=$(CID='' ib_state)
 
 # a GUID PF 1 set for its VF 2 (in a pod now) is refused on PF 0
-G1=00:11:22:33:44:55:66:01
+G1=00:11:22:33:44:55:a6:01
 VF=2
 pod_new
 c2=$(conf 1.1.0 ".guid = \"$G1\"")
 cni ADD "$c2"
-ib_added "VF 2 (PF 1) holds $G1" 0011223344556601
-pod2=$POD ns2=$NETNS cid2=$CID out2=$OUT
+ib_added "VF 2 (PF 1) holds $G1" 001122334455a601
+pod2=$POD cid2=$CID out2=$OUT
 VF=0
 ib_add_fails 7 "guid $G1 is already held by VF ${FX_VF_BDF[2]} (VF 0 of PF ${FX_PF_IF[1]})" \
 	"a GUID PF 1 set for its VF 2" "$(conf 1.1.0 ".guid = \"$G1\"")"
@@ -40,18 +40,33 @@ ib_add_fails 7 "is already held by VF ${FX_VF_BDF[1]} (VF 1 of PF ${FX_PF_IF[0]}
 # PFs whose VF list does not read (EMSGSIZE): the check cannot be made, so nothing is set
 sim getlink-error 90
 ib_add_fails 104 "cannot read the VF GUIDs of PF ${P}pf" "PFs whose VF list does not read" \
-	"$(conf 1.1.0 '.guid = "00:11:22:33:44:55:66:0f"')"
+	"$(conf 1.1.0 '.guid = "00:11:22:33:44:55:a6:0f"')"
 sim getlink-error 0
-POD=$pod2 NETNS=$ns2 CID=$cid2 VF=2
-cni DEL "$(with_prev "$c2" "$out2")"
-is "$RC" 0 "VF 2 DEL succeeds"
-netns_del "$POD"
+# what VF 2 gets back at its DEL (the firmware GUIDs its state saved; PF 1
+# reports G1 for it now) is held as well
+ib_add_fails 7 "guid $(colons "${FX_VF_NODE_GUID[2]}") is already held by VF ${FX_VF_BDF[2]} (attached as $cid2:$IFNAME, which gets it back when detached)" \
+	"the node GUID VF 2's DEL gives back" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_NODE_GUID[2]}")\"")"
+ib_add_fails 7 "guid $(colons "${FX_VF_PORT_GUID[2]}") is already held by VF ${FX_VF_BDF[2]} (attached as $cid2:$IFNAME," \
+	"the port GUID VF 2's DEL gives back" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_PORT_GUID[2]}")\"")"
+# VF 3 in a pod on its firmware's GUIDs (none given): PF 1 reports 0 for it
+# and the host sees no RDMA device of it, its state says what it uses
+VF=3
+pod_new
+c3=$(conf 1.1.0)
+cni ADD "$c3"
+ib_added "VF 3 keeps its firmware GUIDs"
+pod3=$POD cid3=$CID out3=$OUT
+VF=0
+ib_add_fails 7 "guid $(colons "${FX_VF_PORT_GUID[3]}") is already held by VF ${FX_VF_BDF[3]} (attached as $cid3:$IFNAME, which uses it)" \
+	"the firmware port GUID VF 3 uses in its pod" "$(conf 1.1.0 ".guid = \"$(colons "${FX_VF_PORT_GUID[3]}")\"")"
+ib_del "VF 3" "$pod3" "$cid3" 3 "$c3" "$out3"
+ib_del "VF 2" "$pod2" "$cid2" 2 "$c2" "$out2"
 # VF 2 is back on its firmware's GUIDs: G1 is free
 VF=0
 pod_new
 c0=$(conf 1.1.0 ".guid = \"$G1\"")
 cni ADD "$c0"
-ib_added "once VF 2 gave it back, VF 0 takes $G1" 0011223344556601
+ib_added "once VF 2 gave it back, VF 0 takes $G1" 001122334455a601
 cni DEL "$(with_prev "$c0" "$OUT")"
 is "$RC" 0 "VF 0 DEL succeeds"
 netns_del "$POD"
@@ -142,8 +157,8 @@ declare -A cid pod out
 for i in 0 1 2; do
 	VF=$i
 	pod_new
-	cni ADD "$(conf 1.1.0 ".guid = \"00:11:22:33:44:55:77:0$i\"")"
-	ib_added "GC: VF $i" "001122334455770$i"
+	cni ADD "$(conf 1.1.0 ".guid = \"00:11:22:33:44:55:a7:0$i\"")"
+	ib_added "GC: VF $i" "001122334455a70$i"
 	cid[$i]=$CID pod[$i]=$POD out[$i]=$OUT
 done
 ib_pod_die "${pod[0]}"
@@ -163,10 +178,10 @@ VF=1 POD=${pod[1]} NETNS=/run/netns/${pod[1]} CID=${cid[1]} OUT=${out[1]}
 is "$(ip -n "$POD" -j link show dev "$IFNAME" 2>/dev/null | jq -r '.[0].link_type')" infiniband \
 	"GC left the listed attachment's IPoIB link in its pod"
 is "$(rdma_visible "$POD")" "$(ib_rdma 1)" "GC left the listed attachment's RDMA device in its pod"
-ok "GC left the listed attachment's GUID on VF 1" pf_guid_is 1 0011223344557701
+ok "GC left the listed attachment's GUID on VF 1" pf_guid_is 1 001122334455a701
 ok "GC kept the listed attachment's state" state_holds "${cid[1]}"
 ok "GC kept the listed attachment's IP" ipam_holds "${cid[1]}"
-cni DEL "$(with_prev "$(conf 1.1.0 '.guid = "00:11:22:33:44:55:77:01"')" "$OUT")"
+cni DEL "$(with_prev "$(conf 1.1.0 '.guid = "00:11:22:33:44:55:a7:01"')" "$OUT")"
 is "$RC" 0 "the listed attachment's DEL succeeds"
 netns_del "${pod[1]}"
 netns_del "${pod[2]}"
