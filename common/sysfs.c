@@ -208,6 +208,14 @@ static int vf_index(const char *pf_dir, const char *pf_bdf, const char *bdf, int
 }
 
 /* driver, net/ and infiniband/ of a device directory. */
+/* dev's infiniband/ entries into out->rdma; path receives the directory's. */
+static int read_rdma(const char *dev, struct sysfs_vf *out, char path[PATH_MAX])
+{
+	int ret = mkpath(path, PATH_MAX, "%s/infiniband", dev);
+
+	return ret < 0 ? ret : dir_entries(path, out->rdma, SYSFS_MAX_RDMA, &out->n_rdma);
+}
+
 static int read_functions(const char *dev, struct sysfs_vf *out, struct cni_err *err)
 {
 	char path[PATH_MAX];
@@ -224,12 +232,23 @@ static int read_functions(const char *dev, struct sysfs_vf *out, struct cni_err 
 	if (ret == 0)
 		ret = first_entry(path, out->ifname, sizeof(out->ifname));
 	if (ret == 0)
-		ret = mkpath(path, sizeof(path), "%s/infiniband", dev);
-	if (ret == 0)
-		ret = dir_entries(path, out->rdma, SYSFS_MAX_RDMA, &out->n_rdma);
+		ret = read_rdma(dev, out, path);
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_IO, "failed to read %s: %s", path, strerror(-ret));
 	return ret;
+}
+
+int sysfs_vf_rdma(const char *bdf, struct sysfs_vf *out)
+{
+	char dev[PATH_MAX], path[PATH_MAX];
+
+	memset(out, 0, sizeof(*out));
+	if (!sysfs_valid_bdf(bdf))
+		return -EINVAL;
+	snprintf(out->bdf, sizeof(out->bdf), "%s", bdf);
+	if (mkpath(dev, sizeof(dev), "%s/bus/pci/devices/%s", sysfs_root(), bdf) < 0)
+		return -ENAMETOOLONG;
+	return read_rdma(dev, out, path);
 }
 
 int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err)

@@ -31,6 +31,9 @@ bool sysfs_valid_aux_id(const char *id);
  * not a VF (no physfn), VF not listed by its PF. Driver, netdev and RDMA
  * presence are left to the caller to judge. */
 int sysfs_vf_read(const char *bdf, struct sysfs_vf *out, struct cni_err *err);
+/* Only bdf and its RDMA devices (infiniband/; none when absent): what a
+ * look at every VF of a node needs, in one directory read each. */
+int sysfs_vf_rdma(const char *bdf, struct sysfs_vf *out);
 /* The same facts for a sub-function under bus/auxiliary/devices/<id>: bdf holds
  * the id, vf_index is -1 and the PF fields are "". Errors: no such device. */
 int sysfs_aux_read(const char *id, struct sysfs_vf *out, struct cni_err *err);

@@ -91,15 +91,13 @@ static int find_holder(int vf, const struct vf_config *cfg, void *arg)
 	struct dup_query *q = arg;
 	uint64_t node = cfg->guids ? cfg->node_guid : 0, port = cfg->guids ? cfg->port_guid : 0;
 	uint64_t used_node = 0, used_port = 0;
-	struct cni_err ignored = { 0 };
 	char bdf[SYSFS_BDF_MAX];
 	struct sysfs_vf other;
 
 	if (!strcmp(q->pf.bdf, q->a->vf.pf_bdf) && vf == q->a->vf.vf_index)
 		return 0;
 	if ((!node || !port) && sysfs_virtfn(q->pf.bdf, vf, bdf) == 0 &&
-	    sysfs_vf_read(bdf, &other, &ignored) == 0 &&
-	    vf_guids(&other, &used_node, &used_port) == 0) {
+	    sysfs_vf_rdma(bdf, &other) == 0 && vf_guids(&other, &used_node, &used_port) == 0) {
 		node = node ? node : used_node;
 		port = port ? port : used_port;
 	}

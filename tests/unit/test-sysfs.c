@@ -306,6 +306,29 @@ START_TEST(test_read_int)
 }
 END_TEST
 
+/* The RDMA devices of VF after VF, as the duplicate-GUID check reads them. */
+START_TEST(test_vf_rdma)
+{
+	static const char *const tree[] = {
+		"bus/pci/devices/0000:3b:00.2/infiniband/mlx5_4",
+		"bus/pci/devices/0000:3b:00.3/net/ib1",
+		NULL,
+	};
+	struct sysfs_vf vf;
+
+	build_tree(tree);
+	ck_assert_int_eq(sysfs_vf_rdma("0000:3b:00.2", &vf), 0);
+	ck_assert_str_eq(vf.bdf, "0000:3b:00.2");
+	ck_assert_int_eq(vf.n_rdma, 1);
+	ck_assert_str_eq(vf.rdma[0], "mlx5_4");
+	ck_assert_int_eq(sysfs_vf_rdma("0000:3b:00.3", &vf), 0);
+	ck_assert_int_eq(vf.n_rdma, 0);
+	ck_assert_int_eq(sysfs_vf_rdma("0000:3b:00.9", &vf), 0);
+	ck_assert_int_eq(vf.n_rdma, 0);
+	ck_assert_int_eq(sysfs_vf_rdma("../../x", &vf), -EINVAL);
+}
+END_TEST
+
 START_TEST(test_root)
 {
 	unsetenv("SYSFS_PATH");
@@ -322,6 +345,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_names, 0, sizeof(names) / sizeof(names[0]));
 	tcase_add_loop_test(tc, test_parse_int, 0, sizeof(ints) / sizeof(ints[0]));
 	tcase_add_test(tc, test_read_int);
+	tcase_add_test(tc, test_vf_rdma);
 	tcase_add_test(tc, test_root);
 }
 
