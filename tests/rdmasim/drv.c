@@ -688,7 +688,12 @@ static int handle(char *req, int fd, bool *quit, char *out, size_t size)
 				  size);
 	else if (!strcmp(w[0], "quit") && n == 1)
 		*quit = true, ret = teardown();
-	v = n >= 3 ? find_vf(w[2]) : n >= 2 ? find_vf(w[1]) : NULL;
+	/* the request's VF, wherever its words name it (vf BDF ..., bind DRIVER
+	 * BDF): syncing only it keeps a node of 1,024 VFs from syncing all
+	 * of them at each of its 1,024 "vf" requests */
+	v = NULL;
+	for (int i = 1; i < n && !v; i++)
+		v = find_vf(w[i]);
 	if (v && !*quit)
 		sync_vf(v);
 	else if (!*quit && sync_all() < 0 && ret == 0)
