@@ -12,13 +12,26 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
+static char work_dir[] = "/tmp/fuzz-lindex.XXXXXX";
+
+/* libFuzzer and the replay runner both end through exit(). */
+static void remove_work_dir(void)
+{
+	char path[sizeof(work_dir) + 8];
+
+	snprintf(path, sizeof(path), "%s/f.idx", work_dir);
+	unlink(path);
+	rmdir(work_dir);
+}
+
 static int dirfd_once(void)
 {
 	static int dfd = -1;
-	char dir[] = "/tmp/fuzz-lindex.XXXXXX";
 
-	if (dfd < 0 && mkdtemp(dir))
-		dfd = open(dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	if (dfd < 0 && mkdtemp(work_dir)) {
+		atexit(remove_work_dir);
+		dfd = open(work_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	}
 	return dfd;
 }
 
