@@ -9,7 +9,7 @@
 # sysfs net/<pf>/type 32, ARPHRD_INFINIBAND; --pfs N of them, --vfs VFs each)
 # and, in place of the veth VF stand-ins, VFs bound to mlx5_core by
 # rdmasim-drv: each has an IPoIB netdev stand-in (a tun device of type
-# infiniband, "ib%d") and an RDMA device (lowest free mlx5_N, a new index at
+# infiniband, "${P}ib%d") and an RDMA device (lowest free mlx5_N, a new index at
 # each probe), both recreated by an unbind/bind of the VF and the netdev by a
 # move of the RDMA device. --ipoib-netns: where that move recreates the
 # netdev: in the host (Linux before 6.17, the default) or in the RDMA
@@ -64,7 +64,9 @@ fx_setup_ib() {
 	drv ipoib-netns "$where" || return
 	FX_VF_NODE_GUID=() FX_VF_PORT_GUID=()
 	# this run's own (its PID in them): a VF of a test running beside it, in
-	# a pod, holds its firmware GUIDs node-wide, as ADD sees them
+	# a pod, holds its firmware GUIDs node-wide, as ADD sees them; the GUID
+	# locks ADDs giving them leave go at exit
+	ib_guid_locks_go "0002$(printf '%06x' $(($$ & 0xffffff)))"
 	for ((i = 0; i < FX_NVFS; i++)); do
 		FX_VF_NODE_GUID[i]=$(printf '0002%06xb1%04x' $(($$ & 0xffffff)) "$i")
 		FX_VF_PORT_GUID[i]=$(printf '0002%06xb2%04x' $(($$ & 0xffffff)) "$i")
@@ -75,6 +77,13 @@ fx_setup_ib() {
 			"${FX_VF_PORT_GUID[i]}" || return
 	done
 	FX_IB=1
+}
+
+# ib_guid_locks_go HEX: at exit, the GUID lock files (one per GUID an ADD
+# gave, kept until reboot on a node) of the GUIDs starting with HEX, which
+# only this test gives.
+ib_guid_locks_go() {
+	T_AT_EXIT+=("rm -f $T_LOCK_DIR/guids/$1*.lock")
 }
 
 # ib_rdma I: VF I's RDMA device now (name, "" when it has none).

@@ -54,7 +54,8 @@ static struct vf vfs[MAX_VFS];
 static int nvfs;
 static const char *state_path;
 static char sysfs[PATH_MAX];
-static char prefix[8];
+/* The run's netdev name prefix: "<prefix>ibp<VF index up to 999>" fits IFNAMSIZ. */
+static char prefix[IFNAMSIZ - 6];
 static int host_ns = -1;
 static int listen_fd = -1;
 static uint32_t next_index;
@@ -74,7 +75,9 @@ static struct vf *find_vf(const char *bdf)
 
 /* ---- the IPoIB netdev stand-in ----------------------------------------- */
 
-/* ipoib names its netdev "ib%d" (the lowest free number in that netns). */
+/* ipoib names its netdev "ib%d", the lowest number free in that netns;
+ * here "<prefix>ib%d", so runs side by side (each with its own prefix)
+ * hand out their own numbers and each VF gets back the name it had. */
 static int tun_create(int ns)
 {
 	struct ifreq ifr = { .ifr_flags = IFF_TUN | IFF_NO_PI };
@@ -82,7 +85,7 @@ static int tun_create(int ns)
 
 	if (ns >= 0 && setns(ns, CLONE_NEWNET) < 0)
 		return -errno;
-	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "ib%%d");
+	snprintf(ifr.ifr_name, sizeof(ifr.ifr_name), "%sib%%d", prefix);
 	fd = open("/dev/net/tun", O_RDWR | O_CLOEXEC);
 	if (fd < 0 || ioctl(fd, TUNSETIFF, &ifr) < 0 || ioctl(fd, TUNSETLINK, ARPHRD_INFINIBAND) < 0)
 		ret = -errno;
@@ -446,7 +449,7 @@ static void rename_later(struct vf *v)
 			close(vfs[i].tun);
 	close(listen_fd);
 	usleep((useconds_t)rename_ms * 1000);
-	snprintf(newname, sizeof(newname), "%sib%d", prefix, v->index);
+	snprintf(newname, sizeof(newname), "%sibp%d", prefix, v->index);
 	snprintf(ifr.ifr_newname, sizeof(ifr.ifr_newname), "%s", newname);
 	s = socket(AF_INET, SOCK_DGRAM | SOCK_CLOEXEC, 0);
 	if (s >= 0 && ioctl(s, SIOCSIFNAME, &ifr) == 0)
@@ -754,6 +757,11 @@ static int start(const char *pfx)
 	if (!root || !realpath(root, sysfs) ||
 	    rdmasim_drv_sock_path(state_path, sun.sun_path, sizeof(sun.sun_path)) < 0) {
 		fprintf(stderr, "rdmasim-drv: needs SYSFS_PATH and a short state path\n");
+		return 1;
+	}
+	if (strlen(pfx) >= sizeof(prefix)) {
+		fprintf(stderr, "rdmasim-drv: prefix %s is over %zu characters\n", pfx,
+			sizeof(prefix) - 1);
 		return 1;
 	}
 	snprintf(prefix, sizeof(prefix), "%s", pfx);

@@ -6,6 +6,9 @@
 # shellcheck source-path=SCRIPTDIR source=../libib.sh
 . "$(dirname "$0")/../libib.sh"
 [ -x "$RDMASIM_DRV" ] || skip_all "rdmasim-drv not built"
+# the GUIDs this test gives: their lock files go at exit
+ib_guid_locks_go 001122334455a6
+ib_guid_locks_go 001122334455a7
 # Debian's host-local does not speak CNI 1.1.0 (GC)
 [ -x "$IPPOOL" ] || skip_all "ippool not built"
 IPAM=ippool
@@ -81,7 +84,7 @@ is "$(CID='' ib_state)" "$first" "every VF has its first GUIDs and names"
 # of this run's own: parallel runs do not share its lock.
 G=$(printf '00:11:22:%02x:%02x:%02x:88:01' $(($$ >> 16 & 255)) $(($$ >> 8 & 255)) $(($$ & 255)))
 GX=${G//:/}
-T_AT_EXIT+=("rm -f $T_LOCK_DIR/guids/$GX.lock")
+ib_guid_locks_go "$GX"
 slow=()
 # (LeakSanitizer cannot run under ptrace: in the sanitizer build it would
 # fail the traced ADD at exit, so it is off for these ADDs only.)

@@ -24,7 +24,7 @@ sysfs_guid() {
 l=$(ib_link 0)
 name=$(link_field "$l" .ifname)
 idx=$(link_field "$l" .ifindex)
-ok "VF 0's IPoIB netdev is named ib<N> ($name)" grep -qxE 'ib[0-9]+' <<<"$name"
+ok "VF 0's IPoIB netdev is named ${P}ib<N>, the kernel's ib<N> with the run's prefix ($name)" grep -qxE "${P}ib[0-9]+" <<<"$name"
 is "$(link_field "$l" .link_type)" infiniband "its link type is infiniband (ARPHRD_INFINIBAND)"
 is "$(ls "$dev/$vf0/net")" "$name" "net/ names it"
 is "$(cat "$dev/$vf0/net/$name/type")" 32 "its sysfs type is 32"
@@ -114,9 +114,9 @@ netns_del "$POD"
 drv rename-late 300
 sysfs_write unbind mlx5_core "$vf0" >/dev/null
 sysfs_write bind mlx5_core "$vf0" >/dev/null
-ok "late rename: first named ib<N>" grep -qxE 'ib[0-9]+' <<<"$(link_field "$(ib_link 0)" .ifname)"
+ok "late rename: first named ${P}ib<N>" grep -qxE "${P}ib[0-9]+" <<<"$(link_field "$(ib_link 0)" .ifname)"
 sleep 1
-is "$(link_field "$(ib_link 0)" .ifname)" "${P}ib0" "late rename: then renamed"
-is "$(ls "$dev/$vf0/net")" "${P}ib0" "late rename: net/ follows"
+is "$(link_field "$(ib_link 0)" .ifname)" "${P}ibp0" "late rename: then renamed"
+is "$(ls "$dev/$vf0/net")" "${P}ibp0" "late rename: net/ follows"
 
 done_testing
