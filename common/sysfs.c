@@ -207,7 +207,6 @@ static int vf_index(const char *pf_dir, const char *pf_bdf, const char *bdf, int
 	return ret;
 }
 
-/* driver, net/ and infiniband/ of a device directory. */
 /* dev's infiniband/ entries into out->rdma; path receives the directory's. */
 static int read_rdma(const char *dev, struct sysfs_vf *out, char path[PATH_MAX])
 {
@@ -216,6 +215,7 @@ static int read_rdma(const char *dev, struct sysfs_vf *out, char path[PATH_MAX])
 	return ret < 0 ? ret : dir_entries(path, out->rdma, SYSFS_MAX_RDMA, &out->n_rdma);
 }
 
+/* driver, net/ and infiniband/ of a device directory. */
 static int read_functions(const char *dev, struct sysfs_vf *out, struct cni_err *err)
 {
 	char path[PATH_MAX];

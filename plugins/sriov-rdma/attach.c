@@ -232,6 +232,22 @@ int attach_holder(const struct attach *a, struct record_holder *h)
 	return record_holder_parse(line, (size_t)n, h);
 }
 
+int attach_lock_holder(const char *lock_name, struct record_holder *h)
+{
+	char *text = NULL;
+	size_t len = 0;
+	int ret;
+
+	memset(h, 0, sizeof(*h));
+	ret = cache_read_max(ATTACH_LOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
+	if (ret == 0)
+		ret = record_holder_parse(text, len, h);
+	else if (ret == -EFBIG || ret == -EINVAL)
+		ret = -EBADMSG;
+	free(text);
+	return ret;
+}
+
 int attach_save(const struct attach *a, struct cni_err *err)
 {
 	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8], line[RECORD_HOLDER_MAX];

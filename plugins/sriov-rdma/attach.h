@@ -110,6 +110,10 @@ int attach_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *cont
  * lock), read from the lock file: h->dir "" when none. -EBADMSG when the
  * lock file holds anything its writer cannot have written. */
 int attach_holder(const struct attach *a, struct record_holder *h);
+/* The same read from any VF lock file (lock_name in ATTACH_LOCK_DIR), not
+ * held: for the doctor and for looks at every attachment of the node.
+ * -ENOENT when there is no such file, -EBADMSG when it is damaged. */
+int attach_lock_holder(const char *lock_name, struct record_holder *h);
 /* Whether the holder h names this attachment's state file. */
 bool attach_is_holder(const struct attach *a, const struct record_holder *h);
 /* State file <dataDir>/<containerID>:<ifname>.json. load: -ENOENT when absent

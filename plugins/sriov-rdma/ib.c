@@ -153,21 +153,17 @@ static bool state_saves(const struct record_holder *h, uint64_t guid, struct att
  * gets its saved ones back at DEL. */
 static int state_holder(const struct attach *a, uint64_t guid, struct attach *state)
 {
-	char **names = NULL, *line;
 	struct record_holder h;
+	char **names = NULL;
 	int found = 0;
-	size_t n = 0, len;
+	size_t n = 0;
 
 	if (cache_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		line = NULL;
-		if (!found && cache_read_max(ATTACH_LOCK_DIR, names[i], RECORD_HOLDER_MAX, &line,
-					     &len) == 0 &&
-		    record_holder_parse(line, len, &h) == 0 && h.dir[0] &&
+		if (!found && attach_lock_holder(names[i], &h) == 0 && h.dir[0] &&
 		    state_saves(&h, guid, state) && strcmp(state->vf.bdf, a->vf.bdf))
 			found = 1;
-		free(line);
 		free(names[i]);
 	}
 	free(names);

@@ -1,11 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* `sriov-rdma-doctor node`: the host's RDMA mode, PFs and VFs, attachments, IPAM stores. */
-#include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "attach.h"
-#include "cache.h"
 #include "conf.h"
 #include "conffiles.h"
 #include "node.h"
@@ -35,22 +32,6 @@ static void find_data_dirs(struct node *n)
 		    cJSON_IsString(dir))
 			add_data_dir(n, dir->valuestring);
 	}
-}
-
-int node_lock_holder(const char *lock_name, struct record_holder *h)
-{
-	char *text = NULL;
-	size_t len = 0;
-	int ret;
-
-	memset(h, 0, sizeof(*h));
-	ret = cache_read_max(ATTACH_LOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
-	if (ret == 0)
-		ret = record_holder_parse(text, len, h);
-	else if (ret == -EFBIG || ret == -EINVAL)
-		ret = -EBADMSG;
-	free(text);
-	return ret;
 }
 
 static const struct {

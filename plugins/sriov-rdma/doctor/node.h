@@ -20,7 +20,3 @@ struct node {
 	cJSON *confs;			/* conffiles_load of the conf dir */
 };
 
-/* The holder a VF lock file (<deviceID>.lock in ATTACH_LOCK_DIR, the
- * plugin's node-wide lock dir) records: h->dir "" when none; -ENOENT when
- * there is no such file, -EBADMSG when it is damaged. */
-int node_lock_holder(const char *lock_name, struct record_holder *h);

@@ -204,7 +204,7 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 static void show_holder(const char *name, char *out, size_t size)
 {
 	struct record_holder h;
-	int ret = node_lock_holder(name, &h);
+	int ret = attach_lock_holder(name, &h);
 
 	if (ret == 0 && h.dir[0])
 		snprintf(out, size, "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);

@@ -175,7 +175,7 @@ static void check_netdev(struct vf *v, struct report *r)
 		return;
 	}
 	snprintf(name, sizeof(name), "%s.lock", v->sys.bdf);
-	if (node_lock_holder(name, &h) == 0 && h.dir[0])
+	if (attach_lock_holder(name, &h) == 0 && h.dir[0])
 		report_add(r, REPORT_OK, "vf-netdev", v->sys.bdf, NULL, "in a pod: attachment "
 			   "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);
 	else
