@@ -2,6 +2,7 @@
 /* InfiniBand GUIDs: parsed from and printed to text, read from IPoIB addresses. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include "guid.h"
 
 static int hex(char c)
@@ -15,33 +16,19 @@ static int hex(char c)
 	return -1;
 }
 
-int guid_parse(const char *s, uint64_t *out)
+/* The 16 hex digits of s[0..len), in groups of width digits with sep
+ * between them and nowhere else. */
+static int parse_groups(const char *s, size_t len, size_t width, char sep, uint64_t *out)
 {
 	uint64_t guid = 0;
 
-	/* eight pairs of hex digits, a colon after each but the last */
-	for (int i = 0; i < GUID_STR_LEN + 1; i += 3) {
-		int hi = hex(s[i]), lo = hi < 0 ? -1 : hex(s[i + 1]);
-		char sep = lo < 0 ? 'x' : s[i + 2];
-
-		if (lo < 0 || sep != (i == GUID_STR_LEN - 2 ? '\0' : ':'))
-			return -EINVAL;
-		guid = guid << 8 | (uint64_t)(hi << 4 | lo);
-	}
-	*out = guid;
-	return 0;
-}
-
-int guid_parse_sysfs(const char *s, uint64_t *out)
-{
-	uint64_t guid = 0;
-
-	/* four groups of four hex digits (node_guid_show()'s %04x of be16s) */
-	for (int i = 0; i < 20; i++) {
+	if (len != 16 + 16 / width - 1)
+		return -EINVAL;
+	for (size_t i = 0; i < len; i++) {
 		int digit = hex(s[i]);
 
-		if (i % 5 == 4) {
-			if (s[i] != (i == 19 ? '\0' : ':') && !(i == 19 && s[i] == '\n' && !s[20]))
+		if (i % (width + 1) == width) {
+			if (s[i] != sep)
 				return -EINVAL;
 			continue;
 		}
@@ -51,6 +38,34 @@ int guid_parse_sysfs(const char *s, uint64_t *out)
 	}
 	*out = guid;
 	return 0;
+}
+
+int guid_parse(const char *s, uint64_t *out)
+{
+	return parse_groups(s, strnlen(s, GUID_STR_LEN + 1), 2, ':', out);
+}
+
+int guid_parse_any(const char *s, uint64_t *out)
+{
+	size_t len = strnlen(s, GUID_STR_LEN + 1);
+
+	/* net.ParseMAC picks the form by s[2], then s[4], and wants the same
+	 * separator throughout */
+	if (len == GUID_STR_LEN && (s[2] == ':' || s[2] == '-'))
+		return parse_groups(s, len, 2, s[2], out);
+	if (len == GUID_QUAD_STR_LEN && s[4] == '.')
+		return parse_groups(s, len, 4, '.', out);
+	return -EINVAL;
+}
+
+int guid_parse_sysfs(const char *s, uint64_t *out)
+{
+	/* four groups of four hex digits (node_guid_show()'s %04x of be16s) */
+	size_t len = strnlen(s, GUID_QUAD_STR_LEN + 2);
+
+	if (len == GUID_QUAD_STR_LEN + 1 && s[GUID_QUAD_STR_LEN] == '\n')
+		len--;
+	return parse_groups(s, len, 4, ':', out);
 }
 
 void guid_format(uint64_t g, char out[GUID_STR_LEN + 1])

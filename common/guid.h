@@ -10,12 +10,22 @@
 /* "00:02:c9:03:00:21:6e:70": what ib-sriov-cni, Multus's infinibandGUID and
  * iproute2's `vf N node_guid` take; the first byte is the most significant. */
 #define GUID_STR_LEN 23
+/* Four groups of four hex digits: net.ParseMAC's "0002.c903.0021.6e70" and
+ * sysfs's node_guid "0002:c903:0021:6e70". */
+#define GUID_QUAD_STR_LEN 19
 /* INFINIBAND_ALEN: 4 bytes of flags and QP number, then the port GID (subnet
  * prefix, then the port GUID). */
 #define GUID_IPOIB_ADDR_LEN 20
 
-/* Exactly GUID_STR_LEN characters, hex digits of either case; -EINVAL otherwise. */
+/* Exactly GUID_STR_LEN characters, hex digits of either case; -EINVAL
+ * otherwise. The form this project writes (state files). */
 int guid_parse(const char *s, uint64_t *out);
+/* Each spelling of 8 bytes Go's net.ParseMAC takes, as ib-sriov-cni reads a
+ * GUID from a config: eight pairs of hex digits (either case) all separated
+ * by ':' or all by '-' ("00-02-c9-03-00-21-6e-70"), or four groups of four
+ * separated by '.' ("0002.c903.0021.6e70"); -EINVAL otherwise (mixed
+ * separators, other group sizes, ParseMAC's 6- and 20-byte forms). */
+int guid_parse_any(const char *s, uint64_t *out);
 /* The RDMA device's sysfs node_guid: "0002:c903:0021:6e70", an optional
  * newline after it; -EINVAL otherwise. */
 int guid_parse_sysfs(const char *s, uint64_t *out);

@@ -8,6 +8,8 @@
 #include "netconf.h"
 
 #define EXAMPLE_GUID "00:02:c9:03:00:21:6e:70"
+/* The spellings guid_parse_any takes, as net.ParseMAC (ib-sriov-cni) does. */
+#define GUID_SPELLINGS EXAMPLE_GUID ", 00-02-c9-03-00-21-6e-70 or 0002.c903.0021.6e70"
 /* What ib-kubernetes puts in the pod's cni-args once it has set it up. */
 #define IB_K8S_STATUS_KEY "mellanox.infiniband.app"
 #define IB_K8S_CONFIGURED "configured"
@@ -51,9 +53,9 @@ static int parse_guid(const char *key, const char *text, uint64_t *guid, struct 
 {
 	static const char *const why[] = { "all zeros", "all ones" };
 
-	if (guid_parse(text, guid) < 0) {
+	if (guid_parse_any(text, guid) < 0) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%.64s\": want a GUID like "
-			    EXAMPLE_GUID, key, text);
+			    GUID_SPELLINGS, key, text);
 		return -EINVAL;
 	}
 	if (!guid_assigned(*guid)) {

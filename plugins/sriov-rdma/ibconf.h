@@ -22,9 +22,11 @@ struct ib_conf {
 };
 
 /* The GUID from runtimeConfig.infinibandGUID (Multus's infinibandGUID
- * capability), else args.cni.guid, else guid; every one given must be a GUID
- * that names a port (not all zeros, not all ones): CNI_ERR_CONFIG naming the
- * key and value otherwise. rc is runtimeConfig (NULL when absent). */
+ * capability, passed on as the pod's network selection spells it), else
+ * args.cni.guid, else guid; every one given must be a GUID in a spelling
+ * ib-sriov-cni takes (guid_parse_any) that names a port (not all zeros, not
+ * all ones): CNI_ERR_CONFIG naming the key and value otherwise. rc is
+ * runtimeConfig (NULL when absent). */
 int ibconf_parse(const cJSON *root, const cJSON *rc, struct ib_conf *out, struct cni_err *err);
 /* ibKubernetesEnabled: ib-kubernetes has set the pod up (CNI_ERR_TRY_AGAIN
  * while it has not) and given it a GUID (CNI_ERR_CONFIG). */

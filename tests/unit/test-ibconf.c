@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests of ibconf.c: ib-sriov-cni's keys, the GUID's three sources and
- * their order, refusals naming key and value, ibKubernetesEnabled. */
+/* Unit tests of ibconf.c: ib-sriov-cni's keys, the GUID's three sources, their
+ * order and spellings, refusals naming key and value, ibKubernetesEnabled. */
 #include <errno.h>
+#include <stdio.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 
@@ -61,6 +62,72 @@ START_TEST(test_guid_sources)
 }
 END_TEST
 
+/* Each source (a printf format of the config with its GUID), each spelling
+ * ib-sriov-cni's net.ParseMAC takes: the same GUID, whatever the spelling. */
+static const struct {
+	const char *fmt;
+	const char *key;
+} sources[] = {
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"%s\"}}", "runtimeConfig.infinibandGUID" },
+	{ "{\"args\":{\"cni\":{\"guid\":\"%s\"}}}", "args.cni.guid" },
+	{ "{\"guid\":\"%s\"}", "guid" },
+};
+
+static const char *const spellings[] = {
+	"02:00:c9:03:00:21:6e:70", "02:00:C9:03:00:21:6E:70",
+	"02-00-c9-03-00-21-6e-70", "02-00-C9-03-00-21-6E-70",
+	"0200.c903.0021.6e70", "0200.C903.0021.6E70",
+};
+
+/* Refused from each source with code 7, the message naming key and value. */
+static const char *const misspellings[] = {
+	"02:00-c9:03:00:21:6e:70", "0200.c903:0021.6e70", "02-00-c9-03-00-21-6e:70",
+	"0200:c903:0021:6e70", "020.0c903.0021.6e70", "02:00:c9:03::00:21:6e:7",
+	"02:00:5e:10:00:01", "0200.5e10.0001",
+	"00:00:00:00:fe:80:00:00:00:00:00:00:02:00:5e:10:00:00:00:01",
+	"0000.0000.fe80.0000.0000.0000.0200.5e10.0000.0001",
+	"02:00:c9:03:00:21:6e:70 ", "0200.c903.0021.6e70.", "0200.c903.0021.6e7g",
+	"0x0200c90300216e70",
+};
+
+static void source_conf(char *buf, size_t size, size_t source, const char *guid)
+{
+	ck_assert_int_lt(snprintf(buf, size, sources[source].fmt, guid), (int)size);
+}
+
+START_TEST(test_spellings)
+{
+	size_t source = (size_t)_i % N(sources);
+	struct cni_err err = { 0 };
+	struct ib_conf c;
+	char json[256];
+
+	source_conf(json, sizeof(json), source, spellings[_i / N(sources)]);
+	ck_assert_int_eq(parse(json, &c, &err), 0);
+	ck_assert(c.has_guid);
+	ck_assert_uint_eq(c.guid, 0x0200c90300216e70ULL);
+	ck_assert_str_eq(c.guid_key, sources[source].key);
+}
+END_TEST
+
+START_TEST(test_misspellings)
+{
+	size_t source = (size_t)_i % N(sources);
+	const char *guid = misspellings[_i / N(sources)];
+	struct cni_err err = { 0 };
+	char json[256], needle[256];
+	struct ib_conf c;
+
+	source_conf(json, sizeof(json), source, guid);
+	ck_assert_int_eq(parse(json, &c, &err), -EINVAL);
+	ck_assert_int_eq(err.code, CNI_ERR_CONFIG);
+	snprintf(needle, sizeof(needle), "invalid %s \"%s\": want a GUID like "
+		 "00:02:c9:03:00:21:6e:70, 00-02-c9-03-00-21-6e-70 or 0002.c903.0021.6e70",
+		 sources[source].key, guid);
+	ck_assert_str_eq(err.msg, needle);
+}
+END_TEST
+
 static const struct {
 	const char *json;
 	int code;
@@ -71,8 +138,17 @@ static const struct {
 	  "invalid guid \"00:00:00:00:00:00:00:00\": all zeros names no port" },
 	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"FF:FF:FF:FF:FF:FF:FF:FF\"}}", CNI_ERR_CONFIG,
 	  "invalid runtimeConfig.infinibandGUID \"FF:FF:FF:FF:FF:FF:FF:FF\": all ones names no port" },
-	{ "{\"args\":{\"cni\":{\"guid\":\"02-00-00-00-00-00-00-01\"}}}", CNI_ERR_CONFIG,
-	  "invalid args.cni.guid \"02-00-00-00-00-00-00-01\"" },
+	{ "{\"args\":{\"cni\":{\"guid\":\"02-00-00-00-00-00-01\"}}}", CNI_ERR_CONFIG,
+	  "invalid args.cni.guid \"02-00-00-00-00-00-01\"" },
+	/* the value as written, in any spelling */
+	{ "{\"guid\":\"00-00-00-00-00-00-00-00\"}", CNI_ERR_CONFIG,
+	  "invalid guid \"00-00-00-00-00-00-00-00\": all zeros names no port" },
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"FFFF.FFFF.ffff.ffff\"}}", CNI_ERR_CONFIG,
+	  "invalid runtimeConfig.infinibandGUID \"FFFF.FFFF.ffff.ffff\": all ones names no port" },
+	/* a lower source's spelling is checked too, even when a higher one wins */
+	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"0200.c903.0021.6e70\"},"
+	  "\"args\":{\"cni\":{\"guid\":\"02:00:c9:03:00:21:6e-70\"}}}", CNI_ERR_CONFIG,
+	  "invalid args.cni.guid \"02:00:c9:03:00:21:6e-70\"" },
 	/* a lower source is checked too, even when a higher one wins */
 	{ "{\"runtimeConfig\":{\"infinibandGUID\":\"" RC_GUID "\"},\"guid\":\"x\"}", CNI_ERR_CONFIG,
 	  "invalid guid \"x\"" },
@@ -184,6 +260,8 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_guid_sources, 0, N(guid_cases));
+	tcase_add_loop_test(tc, test_spellings, 0, N(sources) * N(spellings));
+	tcase_add_loop_test(tc, test_misspellings, 0, N(sources) * N(misspellings));
 	tcase_add_loop_test(tc, test_bad, 0, N(bad_cases));
 	tcase_add_test(tc, test_keys);
 	tcase_add_loop_test(tc, test_ready, 0, N(ready_cases));
