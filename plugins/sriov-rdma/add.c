@@ -27,23 +27,27 @@ static int save(struct attach *a, struct cni_err *err)
 	return attach_save(a, err);
 }
 
+/* A step that fails undoes what it did itself, except a partial one: its
+ * failure can leave part of it done, and its undo, run by roll_back like
+ * the others', counts when it fails (the state is then kept for DEL). */
 static const struct step {
 	const char *what;
 	int (*run)(struct attach *a, struct cni_err *err);
 	int (*undo)(struct attach *a, struct cni_err *err);
+	bool partial;
 } steps[] = {
-	{ "save state", save, NULL },	/* removed by roll_back, or kept for DEL */
-	{ "apply VF settings", vf_apply, vf_restore },
-	{ "set the GUID and rebind the VF", ib_apply, ib_restore },
-	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon },
-	{ "move the netdev", netdev_to_pod, netdev_to_host },
-	{ "move the RDMA device", rdma_to_pod, rdma_to_host },
-	{ "find the IPoIB netdev", ib_netdev_to_pod, ib_netdev_to_host },
-	{ "allocate addresses", ipam_add, ipam_del },
-	{ "configure the pod link", netdev_configure, NULL },
-	{ "build the result", build_result, NULL },
+	{ "save state", save, NULL, false },	/* removed by roll_back, or kept for DEL */
+	{ "apply VF settings", vf_apply, vf_restore, false },
+	{ "set the GUID and rebind the VF", ib_apply, ib_restore, true },
+	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon, false },
+	{ "move the netdev", netdev_to_pod, netdev_to_host, false },
+	{ "move the RDMA device", rdma_to_pod, rdma_to_host, false },
+	{ "find the IPoIB netdev", ib_netdev_to_pod, ib_netdev_to_host, false },
+	{ "allocate addresses", ipam_add, ipam_del, false },
+	{ "configure the pod link", netdev_configure, NULL, false },
+	{ "build the result", build_result, NULL, false },
 	/* last: nothing after it can fail, so it needs no undo */
-	{ "write the device-info file", devfile_write, NULL },
+	{ "write the device-info file", devfile_write, NULL, false },
 };
 
 /* Undoes steps [0, done) in reverse. When an undo fails the state file (and
@@ -197,8 +201,11 @@ int cmd_add(struct plugin_ctx *ctx)
 		ret = prepare(ctx, a, &ctx->err);
 	for (i = 0; ret == 0 && i < sizeof(steps) / sizeof(steps[0]); i++)
 		ret = steps[i].run(a, &ctx->err);
-	if (ret < 0 && i > 0)
-		roll_back(a, (int)i - 1, &ctx->err);
+	if (ret < 0 && i > 0) {
+		size_t failed = i - 1;
+
+		roll_back(a, (int)(steps[failed].partial ? i : failed), &ctx->err);
+	}
 	if (ret == 0) {
 		ctx->out = a->out;
 		a->out = NULL;

@@ -363,9 +363,11 @@ static int rebind(struct attach *a, struct cni_err *err)
 	return refind(a, "its driver was rebound", err);
 }
 
-static void undo_apply(struct attach *a);
-
-/* The state names the new RDMA device: DEL looks for it by name. */
+/* A failure leaves the VF half-given (GUIDs written, maybe unbound): ADD's
+ * rollback runs ib_restore for this step too, and keeps the state for DEL
+ * when that fails. The state names the GUID before the PF is written (a
+ * DEL after such a rollback puts the old ones back) and the new RDMA
+ * device after the rebind (DEL looks for it by name). */
 int ib_apply(struct attach *a, struct cni_err *err)
 {
 	int ret;
@@ -373,6 +375,11 @@ int ib_apply(struct attach *a, struct cni_err *err)
 	if (!a->ib || !a->conf.ib.has_guid)
 		return 0;
 	a->ib_guid = a->conf.ib.guid;
+	ret = attach_save(a, err);
+	if (ret < 0) {
+		a->ib_guid = 0;		/* nothing written */
+		return ret;
+	}
 	ret = set_guids(a, a->ib_guid, a->ib_guid, err);
 	/* the PF shows it now (or the ADD ends): another check may look */
 	attach_unlock_guid(a);
@@ -380,10 +387,8 @@ int ib_apply(struct attach *a, struct cni_err *err)
 		ret = rebind(a, err);
 	if (ret == 0)
 		ret = attach_save(a, err);
-	if (ret < 0) {
+	if (ret < 0)
 		cni_err_wrap(err, "cannot give VF %s GUID %s", a->vf.bdf, a->conf.ib.guid_key);
-		undo_apply(a);
-	}
 	return ret;
 }
 
@@ -485,15 +490,6 @@ int ib_restore(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-/* A failed ib_apply puts back what it changed (GUIDs written, maybe a rebind). */
-static void undo_apply(struct attach *a)
-{
-	struct cni_err undo_err = { 0 };
-
-	if (ib_restore(a, &undo_err) < 0)
-		log_error("rollback of the GUID of VF %s failed: %s", a->vf.bdf, undo_err.msg);
-}
-
 /* After an RDMA move into the pod: ipoib made a new netdev, in the host
  * (Linux before 6.17) or in the pod (6.17 on, "RDMA/ipoib: Use parent rdma
  * device net namespace"). In the pod it is found by its parent device (the
@@ -574,10 +570,12 @@ void ib_locate(struct attach *a)
 	}
 }
 
-/* CHECK: the PF still has the GUID the network gives the VF. */
+/* CHECK: the PF still gives the VF the network's GUID, as node and as port
+ * GUID; the message names the one that differs and both values. */
 int ib_check(struct attach *a, struct cni_err *err)
 {
-	char want[GUID_STR_LEN + 1], have[GUID_STR_LEN + 1];
+	char want[GUID_STR_LEN + 1], node[GUID_STR_LEN + 1], port[GUID_STR_LEN + 1];
+	uint64_t guid = a->conf.ib.guid;
 	struct vf_config cfg;
 	int ret;
 
@@ -589,12 +587,24 @@ int ib_check(struct attach *a, struct cni_err *err)
 	if (ret < 0)
 		return ret;
 	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &cfg);
-	if (ret == 0 && cfg.guids && cfg.node_guid == a->conf.ib.guid &&
-	    cfg.port_guid == a->conf.ib.guid)
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_CHECK, "cannot read the GUIDs PF %s gives VF %s: %s",
+			    a->vf.pf_ifname, a->vf.bdf, strerror(-ret));
+		return ret;
+	}
+	if (!cfg.guids)
+		cfg.node_guid = cfg.port_guid = 0;
+	if (cfg.node_guid == guid && cfg.port_guid == guid)
 		return 0;
-	guid_format(a->conf.ib.guid, want);
-	guid_format(ret == 0 ? cfg.node_guid : 0, have);
-	cni_err_set(err, CNI_ERR_CHECK, "VF %s has node GUID %s, not %s (%s)", a->vf.bdf, have,
-		    want, a->conf.ib.guid_key);
+	guid_format(guid, want);
+	guid_format(cfg.node_guid, node);
+	guid_format(cfg.port_guid, port);
+	if (cfg.node_guid != guid && cfg.port_guid != guid)
+		cni_err_set(err, CNI_ERR_CHECK, "VF %s has node GUID %s and port GUID %s, not %s "
+			    "(%s)", a->vf.bdf, node, port, want, a->conf.ib.guid_key);
+	else
+		cni_err_set(err, CNI_ERR_CHECK, "VF %s has %s GUID %s, not %s (%s)", a->vf.bdf,
+			    cfg.node_guid != guid ? "node" : "port",
+			    cfg.node_guid != guid ? node : port, want, a->conf.ib.guid_key);
 	return -EINVAL;
 }

@@ -19,7 +19,7 @@ sim_ip() {
 # once the PF's GUID is changed behind its back), DEL restores ib_state, a
 # second DEL succeeds.
 ib_round_trip() {
-	local ctx=$1 v=$2 c=$3 guid=$4 before
+	local ctx=$1 v=$2 c=$3 guid=$4 before g which
 	pod_new
 	before=$(ib_state)
 	cni ADD "$c"
@@ -29,12 +29,15 @@ ib_round_trip() {
 			cni CHECK "$c"
 			is "$RC" 0 "$ctx: CHECK passes"
 			if [ -n "$guid" ]; then
-				sim_ip link set "$FX_PF" vf "$VF" node_guid 00:00:00:00:00:00:0b:ad
-				cni CHECK "$c"
-				is "$(jout .code)" 107 "$ctx: CHECK fails (code 107) once the PF has another GUID"
-				like "$(jout .msg)" "not $(sed 's/../&:/g; s/:$//' <<<"$guid")" \
-					"$ctx: CHECK names the GUID it wants"
-				sim_ip link set "$FX_PF" vf "$VF" node_guid "$(sed 's/../&:/g; s/:$//' <<<"$guid")"
+				g=$(sed 's/../&:/g; s/:$//' <<<"$guid")
+				for which in node port; do
+					sim_ip link set "$FX_PF" vf "$VF" "${which}_guid" 00:00:00:00:00:00:0b:ad
+					cni CHECK "$c"
+					is "$(jout .code)" 107 "$ctx: CHECK fails (code 107) once the PF has another $which GUID"
+					like "$(jout .msg)" "has $which GUID 00:00:00:00:00:00:0b:ad, not $g" \
+						"$ctx: CHECK names the $which GUID, what it is and what it should be"
+					sim_ip link set "$FX_PF" vf "$VF" "${which}_guid" "$g"
+				done
 			fi
 		fi
 		cni DEL "$c"
