@@ -313,20 +313,22 @@ static int parse_ipam(const cJSON *root, struct conf *c, struct cni_err *err)
  * with the netdev, or stays in the host. */
 static int parse_rdma(const cJSON *root, struct conf *c, struct cni_err *err)
 {
-	bool isolation, has_isolation;
+	bool isolation, has_rdma, has_isolation;
 
-	if (netconf_get_bool(root, "rdma", &c->rdma, &c->rdma_given, err) ||
+	if (netconf_get_bool(root, "rdma", &c->rdma, &has_rdma, err) ||
 	    netconf_get_bool(root, "rdmaIsolation", &isolation, &has_isolation, err))
 		return -EINVAL;
+	if (has_rdma)
+		c->rdma_key = "rdma";
 	if (!has_isolation)
 		return 0;
-	if (c->rdma_given && c->rdma != isolation) {
+	if (has_rdma && c->rdma != isolation) {
 		cni_err_set(err, CNI_ERR_CONFIG, "rdma %s and rdmaIsolation %s disagree: set one",
 			    c->rdma ? "true" : "false", isolation ? "true" : "false");
 		return -EINVAL;
 	}
 	c->rdma = isolation;
-	c->rdma_given = true;
+	c->rdma_key = "rdmaIsolation";
 	return 0;
 }
 

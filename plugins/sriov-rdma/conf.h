@@ -26,8 +26,10 @@ struct conf {
 	unsigned int vf_mask;		/* ... and which of them (enum vf_field) */
 	uint8_t mac[6];			/* pod-side MAC (mac, runtimeConfig.mac, MAC=) */
 	bool has_mac;
+	/* The RDMA device moves with the netdev (false: netdev only); when no
+	 * key says so (rdma_key NULL), only in exclusive mode (rdma.c). */
 	bool rdma;
-	bool rdma_given;		/* rdma (or ib-sriov-cni's rdmaIsolation) is set */
+	const char *rdma_key;		/* "rdma" or ib-sriov-cni's "rdmaIsolation" */
 	struct ib_conf ib;		/* CONF_IB */
 	char data_dir[PATH_MAX];
 	bool has_ipam;

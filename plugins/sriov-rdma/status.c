@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* STATUS: ready when RDMA devices can move (exclusive mode) and IPAM is ready. */
+/* STATUS: ready when the RDMA devices can be given as the network asks and IPAM is ready. */
 #include <errno.h>
 
 #include "ipamexec.h"
@@ -7,7 +7,9 @@
 #include "steps.h"
 #include "verbs.h"
 
-static int check_rdma_mode(struct cni_err *err)
+/* Shared mode leaves each RDMA device in the host, which is what a network
+ * without "rdma" gets there (rdma.c); one with "rdma": true needs exclusive. */
+static int check_rdma_mode(const struct attach *a, struct cni_err *err)
 {
 	struct cni_err why = { 0 };
 	enum rdmanl_mode mode;
@@ -18,9 +20,9 @@ static int check_rdma_mode(struct cni_err *err)
 		cni_err_set(err, CNI_ERR_NOT_READY, "cannot read the RDMA netns mode: %s", why.msg);
 		return ret;
 	}
-	if (mode != RDMANL_MODE_EXCLUSIVE) {
-		cni_err_set(err, CNI_ERR_NOT_READY, "RDMA subsystem is in shared netns mode: "
-			    RDMA_MODE_FIX);
+	if (mode != RDMANL_MODE_EXCLUSIVE && a->conf.rdma_key) {
+		cni_err_set(err, CNI_ERR_NOT_READY, "RDMA subsystem is in shared netns mode, and "
+			    "\"%s\": true needs exclusive: " RDMA_MODE_FIX, a->conf.rdma_key);
 		return -EOPNOTSUPP;
 	}
 	return 0;
@@ -33,7 +35,7 @@ int cmd_status(struct plugin_ctx *ctx)
 
 	ret = attach_new(ctx, &a, &ctx->err);
 	if (ret == 0 && a->conf.rdma)
-		ret = check_rdma_mode(&ctx->err);
+		ret = check_rdma_mode(a, &ctx->err);
 	if (ret == 0 && a->conf.has_ipam)
 		ret = ipam_exec(CNI_CMD_STATUS, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
 				&ctx->err);

@@ -399,15 +399,17 @@ END_TEST
  * does, in every verb; neither given leaves the choice to the link layer. */
 static const struct rdma_case {
 	const char *keys;
-	bool rdma, given;
+	bool rdma;
+	const char *key;		/* the key that said it, NULL none */
 } rdma_cases[] = {
-	{ "", true, false },
-	{ ",'rdma':false", false, true },
-	{ ",'rdmaIsolation':false", false, true },
-	{ ",'rdmaIsolation':true", true, true },
-	{ ",'RDMAISOLATION':false", false, true },
-	{ ",'rdma':true,'rdmaIsolation':true", true, true },
-	{ ",'rdmaIsolation':null", true, false },
+	{ "", true, NULL },
+	{ ",'rdma':false", false, "rdma" },
+	{ ",'rdma':true", true, "rdma" },
+	{ ",'rdmaIsolation':false", false, "rdmaIsolation" },
+	{ ",'rdmaIsolation':true", true, "rdmaIsolation" },
+	{ ",'RDMAISOLATION':false", false, "rdmaIsolation" },
+	{ ",'rdma':true,'rdmaIsolation':true", true, "rdmaIsolation" },
+	{ ",'rdmaIsolation':null", true, NULL },
 };
 
 START_TEST(rdma_isolation)
@@ -420,7 +422,7 @@ START_TEST(rdma_isolation)
 	json = unit_dq(doc);
 	ck_assert_int_eq(conf_parse(json, NULL, CONF_DEVICE, &conf, &err), 0);
 	ck_assert_int_eq(conf.rdma, rdma_cases[_i].rdma);
-	ck_assert_int_eq(conf.rdma_given, rdma_cases[_i].given);
+	ck_assert_pstr_eq(conf.rdma_key, rdma_cases[_i].key);
 	conf_release(&conf);
 	free(json);
 }

@@ -75,6 +75,10 @@ static size_t other_netns(char *example, size_t size)
 	return s.n;
 }
 
+#define SHARED_MEANS "RDMA devices stay in the host netns, visible from every pod; a " \
+	"network without \"rdma\" attaches the netdev alone, one with \"rdma\": true " \
+	"(or rdmaIsolation: true) is refused"
+
 static void node_mode(struct report *r, enum rdmanl_mode mode)
 {
 	char example[PATH_MAX];
@@ -84,15 +88,15 @@ static void node_mode(struct report *r, enum rdmanl_mode mode)
 		report_add(r, REPORT_OK, "rdma-mode", "node", NULL, "exclusive");
 		return;
 	}
+	/* what a network gets in shared mode (rdma.c): a warning, not a failure */
 	if (others == 0)
-		report_add(r, REPORT_FAIL, "rdma-mode", "node", FIX_RDMA_MODE,
-			   "shared: RDMA devices cannot move into pods; a change to exclusive "
-			   "is possible now (no network namespace but the host's)");
+		report_add(r, REPORT_WARN, "rdma-mode", "node", FIX_RDMA_MODE,
+			   "shared: " SHARED_MEANS "; a change to exclusive is possible now (no "
+			   "network namespace but the host's)");
 	else
-		report_add(r, REPORT_FAIL, "rdma-mode", "node", FIX_RDMA_MODE,
-			   "shared: RDMA devices cannot move into pods; a change to exclusive "
-			   "is refused while other network namespaces exist (%zu now, e.g. %s)",
-			   others, example);
+		report_add(r, REPORT_WARN, "rdma-mode", "node", FIX_RDMA_MODE,
+			   "shared: " SHARED_MEANS "; a change to exclusive is refused while "
+			   "other network namespaces exist (%zu now, e.g. %s)", others, example);
 }
 
 void mode_check(struct report *r, bool node)
@@ -111,7 +115,7 @@ void mode_check(struct report *r, bool node)
 	else if (mode == RDMANL_MODE_EXCLUSIVE)
 		report_add(r, REPORT_OK, "rdma-mode", "pod", NULL, "exclusive");
 	else
-		report_add(r, REPORT_FAIL, "rdma-mode", "pod", FIX_RDMA_MODE,
+		report_add(r, REPORT_WARN, "rdma-mode", "pod", FIX_RDMA_MODE,
 			   "shared: every RDMA device of the node is visible here, none is "
 			   "this pod's own");
 }
