@@ -1048,22 +1048,25 @@ int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct 
 }
 
 /* One request per setting, in the table's order: a refusal names the one
- * setting the PF's driver refused; those before it stay set (the caller
- * puts them back). */
-int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
-		unsigned int mask, struct cni_err *err)
+ * setting the PF's driver refused; those before it stay set (*set: the
+ * caller puts them back). */
+int link_vf_set_some(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
+		     unsigned int mask, unsigned int *set, struct cni_err *err)
 {
 	char what[CNI_ERR_MSG_MAX / 2];
+	unsigned int done = 0;
 	struct link_info pf;
 	struct nl_msg *msg;
-	int ret;
+	int ret = 0;
 
 	if (!mask)
-		return 0;
+		goto out;
 	/* the PF's name first: a failed request is reported with it */
 	ret = link_get_by_index(s, pf_ifindex, &pf);
-	if (ret < 0)
-		return fail(s, err, ret, "failed to find PF link %d", pf_ifindex);
+	if (ret < 0) {
+		fail(s, err, ret, "failed to find PF link %d", pf_ifindex);
+		goto out;
+	}
 	for (size_t i = 0; i < sizeof(vf_settings) / sizeof(vf_settings[0]); i++) {
 		if (!(mask & vf_settings[i].field))
 			continue;
@@ -1073,8 +1076,19 @@ int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_con
 		nlmsg_free(msg);
 		if (ret < 0) {
 			vf_settings[i].say(what, sizeof(what), cfg);
-			return fail(s, err, ret, "failed to set %s on VF %d of PF %s", what, vf, pf.name);
+			fail(s, err, ret, "failed to set %s on VF %d of PF %s", what, vf, pf.name);
+			goto out;
 		}
+		done |= vf_settings[i].field;
 	}
-	return 0;
+out:
+	if (set)
+		*set = done;
+	return ret;
+}
+
+int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
+		unsigned int mask, struct cni_err *err)
+{
+	return link_vf_set_some(s, pf_ifindex, vf, cfg, mask, NULL, err);
 }

@@ -120,7 +120,12 @@ int link_vf_walk(struct link_sock *s, int pf_ifindex,
 		 int (*fn)(int vf, const struct vf_config *cfg, void *arg), void *arg);
 /* Applies the fields in mask, one RTM_SETLINK each (enum vf_field order), so
  * the error names the one setting refused, with the PF, the VF index and the
- * kernel's extack text in details. Fields before the refused one stay set. */
+ * kernel's extack text in details. Fields before the refused one stay set:
+ * *set (when not NULL) says which, all of mask on success, so an undo can
+ * put back those alone and never send the refused one again. */
+int link_vf_set_some(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
+		     unsigned int mask, unsigned int *set, struct cni_err *err);
+/* link_vf_set_some for a caller that needs no *set. */
 int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
 		unsigned int mask, struct cni_err *err);
 

@@ -156,33 +156,40 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* link_vf_set sends one setting at a time and stops at the one the driver
- * refuses: those it had set before are put back. */
+/* link_vf_set_some sends one setting at a time and stops at the one the
+ * driver refuses: only those it had set before are put back. Sending the
+ * refused one again, even with its old value, would be refused again (and
+ * logged again by the driver) for nothing: it never changed. */
 int vf_apply(struct attach *a, struct cni_err *err)
 {
 	struct cni_err ignored = { 0 };
+	unsigned int set = 0;
 	int ret;
 
 	if (!a->vf_set)
 		return 0;
-	ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf,
-			  a->conf.vf_mask, err);
-	if (ret < 0)
+	ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf,
+			       a->conf.vf_mask, &set, err);
+	if (ret < 0) {
+		a->vf_changed &= set;
 		vf_restore(a, &ignored);
+	}
 	return ret;
 }
 
+/* What was put back is no longer changed: a restore refused part-way leaves
+ * only the rest for the next try. */
 int vf_restore(struct attach *a, struct cni_err *err)
 {
+	unsigned int restored = 0;
 	int ret;
 
 	if (!a->vf_changed)
 		return 0;
 	ret = vf_find_pf(a, err);
 	if (ret == 0)
-		ret = link_vf_set(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig,
-				  a->vf_changed, err);
-	if (ret == 0)
-		a->vf_changed = 0;
+		ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig,
+				       a->vf_changed, &restored, err);
+	a->vf_changed &= ~restored;
 	return ret;
 }

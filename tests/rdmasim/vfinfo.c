@@ -5,6 +5,7 @@
  * one applied before the next is looked at, so a refused one leaves those
  * before it set. Replies carry what rtnl_fill_vfinfo() would. */
 #include <errno.h>
+#include <fcntl.h>
 #include <limits.h>
 #include <pthread.h>
 #include <stddef.h>
@@ -279,24 +280,53 @@ static int unsupported(struct rdmasim_pf *pf, const void *data)
  * right after a GUID attribute (last), whatever follows in the nest. */
 static const struct {
 	uint16_t type;
+	const char *name;		/* in the request log */
 	size_t min_len;
 	int (*set)(struct rdmasim_pf *pf, const void *data);
 	bool last;
 } vf_attrs[] = {
-	{ IFLA_VF_MAC, sizeof(struct ifla_vf_mac), do_mac, false },
-	{ IFLA_VF_VLAN, sizeof(struct ifla_vf_vlan), do_vlan, false },
-	{ IFLA_VF_VLAN_LIST, 0, do_vlan_list, false },
-	{ IFLA_VF_TX_RATE, sizeof(struct ifla_vf_tx_rate), do_tx_rate, false },
-	{ IFLA_VF_RATE, sizeof(struct ifla_vf_rate), do_rate, false },
-	{ IFLA_VF_SPOOFCHK, sizeof(struct ifla_vf_spoofchk), do_spoofchk, false },
-	{ IFLA_VF_LINK_STATE, sizeof(struct ifla_vf_link_state), do_link_state, false },
-	{ IFLA_VF_RSS_QUERY_EN, sizeof(struct ifla_vf_rss_query_en), unsupported, false },
-	{ IFLA_VF_TRUST, sizeof(struct ifla_vf_trust), do_trust, false },
-	{ IFLA_VF_IB_NODE_GUID, sizeof(struct ifla_vf_guid), do_node_guid, true },
-	{ IFLA_VF_IB_PORT_GUID, sizeof(struct ifla_vf_guid), do_port_guid, true },
+	{ IFLA_VF_MAC, "mac", sizeof(struct ifla_vf_mac), do_mac, false },
+	{ IFLA_VF_VLAN, "vlan", sizeof(struct ifla_vf_vlan), do_vlan, false },
+	{ IFLA_VF_VLAN_LIST, "vlan_list", 0, do_vlan_list, false },
+	{ IFLA_VF_TX_RATE, "tx_rate", sizeof(struct ifla_vf_tx_rate), do_tx_rate, false },
+	{ IFLA_VF_RATE, "rate", sizeof(struct ifla_vf_rate), do_rate, false },
+	{ IFLA_VF_SPOOFCHK, "spoofchk", sizeof(struct ifla_vf_spoofchk), do_spoofchk, false },
+	{ IFLA_VF_LINK_STATE, "link_state", sizeof(struct ifla_vf_link_state), do_link_state,
+	  false },
+	{ IFLA_VF_RSS_QUERY_EN, "rss_query_en", sizeof(struct ifla_vf_rss_query_en), unsupported,
+	  false },
+	{ IFLA_VF_TRUST, "trust", sizeof(struct ifla_vf_trust), do_trust, false },
+	{ IFLA_VF_IB_NODE_GUID, "node_guid", sizeof(struct ifla_vf_guid), do_node_guid, true },
+	{ IFLA_VF_IB_PORT_GUID, "port_guid", sizeof(struct ifla_vf_guid), do_port_guid, true },
 };
 
-static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
+/* The VF an attribute names: every struct ifla_vf_* starts with __u32 vf;
+ * IFLA_VF_VLAN_LIST nests them. -1 when it names none. */
+static long attr_vf(const struct nlattr *a)
+{
+	const struct nlattr *in;
+
+	if (mnl_attr_get_type(a) == IFLA_VF_VLAN_LIST) {
+		mnl_attr_for_each_nested(in, a)
+			return mnl_attr_get_payload_len(in) >= sizeof(uint32_t) ?
+			       (long)*(const uint32_t *)mnl_attr_get_payload(in) : -1;
+		return -1;
+	}
+	return mnl_attr_get_payload_len(a) >= sizeof(uint32_t) ?
+	       (long)*(const uint32_t *)mnl_attr_get_payload(a) : -1;
+}
+
+/* The request log, <state>.vf.log, a line per VF setting the driver was
+ * asked for: "<pf> vf <n> <setting> <0 or -errno>". A driver logs what it
+ * refuses; tests count what reached it (a refused setting sent again). */
+static void log_set(int logfd, const struct rdmasim_pf *pf, const struct nlattr *a,
+		    const char *name, int ret)
+{
+	if (logfd >= 0)
+		dprintf(logfd, "%s vf %ld %s %d\n", pf->name, attr_vf(a), name, ret);
+}
+
+static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info, int logfd)
 {
 	const struct nlattr *tb[IFLA_VF_MAX + 1] = { 0 }, *a;
 
@@ -316,6 +346,7 @@ static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
 		if (!a)
 			continue;
 		ret = vf_attrs[i].set(pf, mnl_attr_get_payload(a));
+		log_set(logfd, pf, a, vf_attrs[i].name, ret);
 		if (ret || vf_attrs[i].last)
 			return ret;
 	}
@@ -323,7 +354,7 @@ static int set_vf_info(struct rdmasim_pf *pf, const struct nlattr *info)
 }
 
 /* do_setlink(): every IFLA_VF_INFO in turn; the first refusal ends it. */
-static int set_vfinfo_list(struct rdmasim_pf *pf, const struct nlattr *list)
+static int set_vfinfo_list(struct rdmasim_pf *pf, const struct nlattr *list, int logfd)
 {
 	const struct nlattr *info;
 	int ret = 0;
@@ -332,7 +363,7 @@ static int set_vfinfo_list(struct rdmasim_pf *pf, const struct nlattr *list)
 		if (mnl_attr_get_type(info) != IFLA_VF_INFO ||
 		    mnl_attr_get_payload_len(info) < NLA_HDRLEN)
 			return -EINVAL;
-		ret = set_vf_info(pf, info);
+		ret = set_vf_info(pf, info, logfd);
 		if (ret)
 			return ret;
 	}
@@ -637,9 +668,10 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 			const struct ifinfomsg *ifi)
 {
+	char log[PATH_MAX];
 	struct rdmasim_state *st;
 	struct rdmasim_pf *pf;
-	int lockfd, ret;
+	int lockfd, logfd = -1, ret;
 
 	if ((nlh->nlmsg_type != RTM_SETLINK && nlh->nlmsg_type != RTM_NEWLINK) ||
 	    !find_attr(nlh, IFLA_VFINFO_LIST))
@@ -647,9 +679,14 @@ static bool set_request(const char *path, int fd, const struct nlmsghdr *nlh,
 	st = pf_state(path, ifi->ifi_index, &lockfd, &pf);
 	if (!st)
 		return false;
+	/* under the world's lock: lines of concurrent requests do not mix */
+	if (snprintf(log, sizeof(log), "%s.vf.log", path) < (int)sizeof(log))
+		logfd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0600);
 	/* extra attributes would be the kernel's to apply: not simulated */
 	ret = only_attr(nlh, IFLA_VFINFO_LIST) ?
-	      set_vfinfo_list(pf, find_attr(nlh, IFLA_VFINFO_LIST)) : -EOPNOTSUPP;
+	      set_vfinfo_list(pf, find_attr(nlh, IFLA_VFINFO_LIST), logfd) : -EOPNOTSUPP;
+	if (logfd >= 0)
+		syscall(SYS_close, logfd);
 	/* what was set before a refusal stays set, as in the kernel */
 	if (rdmasim_save(path, st) && ret == 0)
 		ret = -EIO;

@@ -74,6 +74,25 @@ like "$(jout .msg)" "failed to set trust on on VF 0 of PF $FX_PF: Operation not 
 	"a PF driver without trust: the error names that setting alone"
 netns_del "$POD"
 setting_case "a PF driver without trust, no trust asked" ".vlan = 100" ".vlan == 100" "vlan 100"
+
+# A driver without ndo_set_vf_rate, which reports the rates all the same:
+# everything before the rate is set, the rate is refused. ADD fails naming
+# it and puts back the settings it had changed, those alone: the driver is
+# asked for the rate once (its refusal logged once), not again by the undo.
+desc="a PF driver without rate limits"
+vflog=$RDMA_SIM_STATE.vf.log
+sim lacks rate
+pod_new
+: >"$vflog"
+add_fails 104 "Operation not supported" "$desc" \
+	"$(conf 1.0.0 ".rdma = false | .mac = \"02:11:22:33:44:77\" | $all")"
+like "$(jout .msg)" "failed to set min_tx_rate 10 max_tx_rate 1000 on VF $PF_VF of PF $FX_PF: Operation not supported" \
+	"$desc: the error names that setting alone"
+is "$(grep -c "^$FX_PF vf $PF_VF rate " "$vflog")" 1 "$desc: the PF was asked for the rate once"
+is "$(awk -v pf="$FX_PF" -v vf="$PF_VF" '$1 == pf && $3 == vf { printf "%s %s, ", $4, $5 }' "$vflog")" \
+	"mac 0, vlan 0, spoofchk 0, trust 0, link_state 0, rate -95, mac 0, vlan 0, spoofchk 0, trust 0, link_state 0, " \
+	"$desc: each setting set, the rate refused, then the five that were set put back"
+netns_del "$POD"
 sim lacks
 
 # A PF with 200 VFs: its VF list (39 KiB without stats) does not fit in
