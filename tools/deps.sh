@@ -11,11 +11,19 @@ packages=(
 	libcjson-dev libmnl-dev
 	containernetworking-plugins golang-go golang-github-appc-cni-dev
 	etcd-server etcd-client iproute2 iputils-ping jq valgrind procps strace
-	binutils python3-yaml podman
+	binutils python3 python3-yaml podman curl openssl
 )
 # libcjson-dev and libmnl-dev: only the RDMA simulator and the unit tests
 # link them; the shipped binaries build cJSON from source (below) and use
 # libnl's static archives for all their netlink.
+# What the tests and tools run that a debootstrap minbase (Priority:
+# required: coreutils, util-linux, mount, findutils, grep, sed, mawk, bash)
+# lacks: ip, ss, rdma (iproute2), ping (iputils-ping), pgrep (procps),
+# readelf and objdump (binutils), etcd, etcdctl, curl (the etcd tests talk
+# to their etcd with it), openssl (the TLS tests and
+# deploy/ippool-etcd-certs.sh), python3 (the fake etcd, the doctor tests),
+# python3-yaml (the manifest and etcd wiring tests), strace, go (cnitool),
+# podman (the image test), clang (tools/test.sh's fuzz builds).
 
 as_root() {
 	if [ "$(id -u)" -ne 0 ]; then
