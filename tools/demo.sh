@@ -1,20 +1,27 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Demo: builds, then ADD / CHECK / DEL of sriov-rdma on a simulated RDMA VF in a throwaway pod netns.
+# usage: tools/demo.sh [BUILD_DIR]   (default: the tree's build/, set up and compiled
+# first; a BUILD_DIR given is used as it is)
 set -euo pipefail
+build=
+[ $# -eq 0 ] || build=$(cd "$1" && pwd)
 cd "$(dirname "$0")/.."
 
 if [ "$(id -u)" -ne 0 ]; then
 	echo "demo: run as root: it creates network namespaces and links" >&2
 	exit 1
 fi
-bash tools/deps.sh
-[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null
-meson compile -C build >/dev/null
+if [ -z "$build" ]; then
+	build=$PWD/build
+	bash tools/deps.sh
+	[ -f build/build.ninja ] || meson setup build --buildtype=debugoptimized >/dev/null
+	meson compile -C build >/dev/null
+fi
 
 # The test harness provides the simulated NIC (veth stand-ins, fake sysfs,
 # RDMA simulator), the pod netns, the plugin runner and the cleanup on exit.
-export T_BUILD=$PWD/build
+export T_BUILD=$build
 # shellcheck source-path=SCRIPTDIR source=../tests/integration/lib.sh
 . tests/integration/lib.sh
 T_DONE=1
@@ -31,11 +38,34 @@ show() {
 	[ "$RC" -eq 0 ] || { echo "demo: $1 failed" >&2; cat "$TMP/stderr" >&2; exit 1; }
 }
 
+# fixture WHAT CMD...: a step of the demo's own setup. The first that fails
+# ends the demo, naming the step and what its commands said: ADD on a
+# half-made node would only report what is missing (no PCI device ...).
+fixture() {
+	local what=$1 rc
+	shift
+	"$@" 2>"$TMP/fixture.err"
+	rc=$?
+	if [ "$rc" -ne 0 ]; then
+		echo "demo: cannot $what ($*: exit $rc):" >&2
+		if [ -s "$TMP/fixture.err" ]; then
+			sed 's/^/  /' "$TMP/fixture.err" >&2
+		else
+			echo "  (no message)" >&2
+		fi
+		echo "demo: stopped before ADD; nothing of the demo is left behind" >&2
+		exit 1
+	fi
+	cat "$TMP/fixture.err" >&2
+}
+
 [ -x "$IPPOOL" ] && IPAM=ippool
-fx_setup --vfs 2 --vf-info
-pod_new
+fixture "set up the simulated node (veth stand-ins, fake sysfs, RDMA simulator)" \
+	fx_setup --vfs 2 --vf-info
+fixture "create the pod netns" pod_new
 VF=0
-c=$(conf 1.0.0 '.vlan = 100 | .spoofchk = "off"')
+fixture "write the network config" conf 1.0.0 '.vlan = 100 | .spoofchk = "off"' >"$TMP/conf.json"
+c=$(cat "$TMP/conf.json")
 
 # pf_vfs: the PF's VF lines, as ip shows them (VF info from the simulator).
 pf_vfs() {
