@@ -37,7 +37,7 @@ static const struct step {
 	bool partial;
 } steps[] = {
 	{ "save state", save, NULL, false },	/* removed by roll_back, or kept for DEL */
-	{ "apply VF settings", vf_apply, vf_restore, false },
+	{ "apply VF settings", vf_apply, vf_restore, true },
 	{ "set the GUID and rebind the VF", ib_apply, ib_restore, true },
 	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon, false },
 	{ "move the netdev", netdev_to_pod, netdev_to_host, false },

@@ -157,12 +157,12 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 }
 
 /* link_vf_set_some sends one setting at a time and stops at the one the
- * driver refuses: only those it had set before are put back. Sending the
- * refused one again, even with its old value, would be refused again (and
- * logged again by the driver) for nothing: it never changed. */
+ * driver refuses: only those it had set before are put back, by ADD's
+ * rollback (a partial step: a failed restore keeps the state for DEL).
+ * Sending the refused one again, even with its old value, would be refused
+ * again (and logged again by the driver) for nothing: it never changed. */
 int vf_apply(struct attach *a, struct cni_err *err)
 {
-	struct cni_err ignored = { 0 };
 	unsigned int set = 0;
 	int ret;
 
@@ -170,10 +170,8 @@ int vf_apply(struct attach *a, struct cni_err *err)
 		return 0;
 	ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf,
 			       a->conf.vf_mask, &set, err);
-	if (ret < 0) {
+	if (ret < 0)
 		a->vf_changed &= set;
-		vf_restore(a, &ignored);
-	}
 	return ret;
 }
 
