@@ -120,8 +120,10 @@ pod_new() {
 # 2001:db8::fe/64) and the peer ends; the host gets the PF (${P}pf, then
 # ${P}pf1 ...) and VF (${P}v<K>) stand-ins, a fake sysfs tree in $SYSFS_PATH
 # and an RDMA simulator world in $RDMA_SIM_STATE (PF 0's device mlx5_0, VF
-# K's device mlx5_<K+1>, PF p's (p > 0) mlx5_<FX_NVFS+p>; device index = name
-# number + 1).
+# K's device mlx5_<K+1>, PF p's (p > 0) mlx5_<FX_NVFS+p>; device indexes in
+# the order a node registers them, from 0 as ib_core numbers: the PFs' first
+# (PF 0's is 0), then the VFs' that have one, so a name's number need not be
+# its index).
 # --pfs N: N PFs (rails, default 1), each with --vfs VFs (default 2): PF p
 # is <bus>:00.0 on bus FX_PCI's bus + p, its VFs <bus>:00.2 on (sriov_offset
 # 2, sriov_stride 1). VFs are numbered K over all PFs, PF 0's first, so the
@@ -254,7 +256,7 @@ fx_netdevs() {
 
 # fx_tree: the fake sysfs of every PF and VF (one mkdir, one perl for the links).
 fx_tree() {
-	local p k i dir pfdir bdf drv dirs=() links=() sim_args=()
+	local p k i dir pfdir bdf drv dirs=() links=() sim_args=() index=0
 	for ((p = 0; p < FX_NPFS; p++)); do
 		pfdir=$(fx_dir "${FX_PF_BDFS[p]}")
 		dirs+=("$pfdir/net/${FX_PF_IF[p]}" "$pfdir/infiniband/$(fx_pf_rdma "$p")")
@@ -275,8 +277,7 @@ fx_tree() {
 		echo "$FX_VFS_PER_PF" >"$pfdir/sriov_totalvfs"
 		echo 2 >"$pfdir/sriov_offset"
 		echo 1 >"$pfdir/sriov_stride"
-		sim_args+=("$(fx_pf_rdma "$p")" $(($(fx_pf_rdma_num "$p") + 1)) "${FX_PF_BDFS[p]}"
-			"${FX_PF_IF[p]}")
+		sim_args+=("$(fx_pf_rdma "$p")" $((index++)) "${FX_PF_BDFS[p]}" "${FX_PF_IF[p]}")
 	done
 	for ((k = 0; k < FX_NVFS; k++)); do
 		p=${FX_VF_PF[k]} i=$((k - FX_VF_PF[k] * FX_VFS_PER_PF)) drv=mlx5_core
@@ -288,7 +289,7 @@ fx_tree() {
 			"../../../bus/pci/drivers/$drv $SYSFS_PATH/$dir/driver"
 			"../../../../$dir $SYSFS_PATH/bus/pci/drivers/$drv/$bdf")
 		[ -n "${FX_VF_RDMA[k]}" ] &&
-			sim_args+=("${FX_VF_RDMA[k]}" $((k + 2)) "${FX_VF_BDF[k]}" "${FX_VF_IF[k]}")
+			sim_args+=("${FX_VF_RDMA[k]}" $((index++)) "${FX_VF_BDF[k]}" "${FX_VF_IF[k]}")
 	done
 	printf '%s\n' "${links[@]}" | fx_symlinks || return
 	sim add "${sim_args[@]}"

@@ -49,7 +49,7 @@ static int add_one(struct rdmasim_state *st, char **argv)
 		return -EINVAL;
 	errno = 0;
 	index = strtoul(argv[1], &end, 10);
-	if (errno || *end || !index || index > UINT32_MAX || rdmasim_find(st, index))
+	if (errno || *end || index > UINT32_MAX || rdmasim_find(st, index))
 		return -EINVAL;
 	if (strlen(argv[0]) >= sizeof(d->name) || strlen(argv[2]) >= sizeof(d->pci) ||
 	    strlen(argv[3]) >= sizeof(d->ndev))
@@ -70,8 +70,9 @@ static int add_one(struct rdmasim_state *st, char **argv)
 	return 0;
 }
 
-/* Device names and indexes are unique system-wide, as in the kernel. Several
- * devices in one call (a node's thousand in one write of the state). */
+/* Device names and indexes are unique system-wide, indexes from 0, as in
+ * the kernel. Several devices in one call (a node's thousand in one write of
+ * the state). */
 static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
 {
 	int i, ret = 0;
@@ -83,7 +84,9 @@ static int cmd_add(struct rdmasim_state *st, int argc, char **argv)
 	return ret;
 }
 
-/* `rdma system set netns`: refused while a device is out of the host. */
+/* The mode a node has (ib_core loaded with netns_mode=), set by the test:
+ * not SYS_SET, so no other netns is looked for; refused while a device is
+ * out of the host (a reload would have brought them all back). */
 static int cmd_set_mode(struct rdmasim_state *st, int argc, char **argv)
 {
 	bool shared;

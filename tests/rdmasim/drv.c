@@ -43,6 +43,9 @@ struct vf {
 	uint64_t fw_node_guid, fw_port_guid;
 	bool bound;
 	int tun;			/* the IPoIB netdev stand-in while bound */
+	/* Its RDMA device, when the probe brought one up: any index is one
+	 * (ib_core numbers from 0), so "none" is said apart. */
+	bool has_rdma;
 	uint32_t rdma_index;
 	uint64_t node_guid, port_guid;	/* what the bound VF uses */
 	bool fail_probe;		/* the next probe fails (EIO), once */
@@ -131,7 +134,7 @@ static int tun_where(int tun, unsigned long *ino, char name[IFNAMSIZ], uint32_t 
 
 static struct rdmasim_dev *dev_of(struct vf *v)
 {
-	return v->bound ? rdmasim_find(&st, v->rdma_index) : NULL;
+	return v->bound && v->has_rdma ? rdmasim_find(&st, v->rdma_index) : NULL;
 }
 
 /* fn runs on the loaded state; the state is saved when it returns > 0. */
@@ -181,6 +184,7 @@ static int rdma_add(struct vf *v, void *arg)
 	d->index = next_index++;
 	d->netns = rdmasim_host_netns();
 	v->rdma_index = d->index;
+	v->has_rdma = true;
 	return 1;
 }
 
@@ -189,6 +193,7 @@ static int rdma_del(struct vf *v, void *arg)
 	struct rdmasim_dev *d = dev_of(v);
 
 	(void)arg;
+	v->has_rdma = false;
 	if (!d)
 		return 0;
 	*d = st.devs[--st.n];
@@ -529,7 +534,7 @@ static int drv_bind(const char *driver, const char *bdf)
 		/* bound, but its netdev and RDMA device never come (firmware stuck) */
 		v->hang_probe = false;
 		v->bound = true;
-		v->rdma_index = 0;
+		v->has_rdma = false;
 		return 0;
 	}
 	return probe(v);

@@ -17,6 +17,7 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 #include "drvproto.h"
+#include "netns.h"
 #include "nldev.h"
 #include "state.h"
 
@@ -290,12 +291,15 @@ static int sys_get_doit(struct req *r)
 	return 0;
 }
 
-/* rdma_compatdev_set(): the kernel refuses a change while any netns other
- * than init_net exists; the simulator sees the ones it can prove exist (the
- * caller's and those holding devices). */
+/* nldev_set_sys_set_doit() + rdma_compatdev_set(): a change is refused
+ * (EBUSY, no extack) while rdma_nets is not empty, and every netns but
+ * init_net is in it from its creation (rdma_dev_init_net()) to its cleanup,
+ * RDMA devices or not. The socket's netns and a device's (until netns-gone
+ * says it died) exist by themselves; the others are looked for. */
 static int sys_set_doit(struct req *r)
 {
 	const struct nlattr *a = r->tb[RDMA_NLDEV_SYS_ATTR_NETNS_MODE];
+	unsigned long host = rdmasim_host_netns();
 	uint8_t shared;
 
 	if (!a)
@@ -305,7 +309,7 @@ static int sys_set_doit(struct req *r)
 		return -EINVAL;
 	if (shared == r->st.shared)
 		return 0;
-	if (r->sock->netns != rdmasim_host_netns() || rdmasim_any_moved(&r->st))
+	if (r->sock->netns != host || rdmasim_any_moved(&r->st) || rdmasim_other_netns(host))
 		return -EBUSY;
 	r->st.shared = shared;
 	r->dirty = true;

@@ -6,13 +6,18 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <pthread.h>
+#include <signal.h>
 #include <sched.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/mount.h>
 #include <sys/socket.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <arpa/inet.h>
 #include <linux/if_link.h>
@@ -1199,7 +1204,9 @@ START_TEST(test_move_failures)
 }
 END_TEST
 
-static int sys_set(uint8_t shared)
+/* A SYS_SET of the netns mode: the errno, and whether the ack carried any
+ * extack attribute. */
+static int sys_set_ack(uint8_t shared, bool *extack)
 {
 	struct mnl_socket *nl = nl_open(true, true);
 	char buf[BUF], reply[BUF];
@@ -1209,23 +1216,350 @@ static int sys_set(uint8_t shared)
 	r = req(buf, NLDEV(RDMA_NLDEV_CMD_SYS_SET), NLM_F_REQUEST | NLM_F_ACK, 6);
 	mnl_attr_put_u8(r, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, shared);
 	ret = request_err(nl, r, reply);
+	*extack = ((struct nlmsghdr *)reply)->nlmsg_flags & NLM_F_ACK_TLVS;
 	mnl_socket_close(nl);
 	return ret;
 }
 
+static int sys_set(uint8_t shared)
+{
+	bool extack;
+
+	return sys_set_ack(shared, &extack);
+}
+
+/* The state file's "mode". */
+static bool state_shared(void)
+{
+	char *buf = slurp(state);
+	const cJSON *mode;
+	cJSON *root;
+	bool shared;
+
+	root = cJSON_Parse(buf);
+	free(buf);
+	mode = cJSON_GetObjectItem(root, "mode");
+	ck_assert(cJSON_IsString(mode));
+	shared = !strcmp(mode->valuestring, "shared");
+	cJSON_Delete(root);
+	return shared;
+}
+
+/* rdma_compatdev_set(): EBUSY, no extack, while any netns but the host's
+ * exists: this test's pod netns does, devices or not. The same mode is no
+ * change. The control path (a node loaded with another ib_core netns_mode)
+ * refuses only while a device is out of the host. */
 START_TEST(test_sys_set)
 {
+	bool extack = true;
+
 	ck_assert_int_eq(sys_set(2), -EINVAL);
-	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_int_eq(sys_set(0), 0);
+	ck_assert_int_eq(sys_set_ack(1, &extack), -EBUSY);
+	ck_assert(!extack);
+	ck_assert(!state_shared());
+	enter(pod_fd);
 	ck_assert_int_eq(sys_set(1), -EBUSY);
 	ck_assert_int_eq(sys_set(0), 0);
+	enter(host_fd);
+	ck_assert_int_eq(raw_move(3, pod_fd), 0);
+	ck_assert_int_eq(sys_set(1), -EBUSY);
 	ck_assert_int_ne(ctl("set-mode %s shared", state), 0);
 	enter(pod_fd);
 	ck_assert_int_eq(raw_move(3, host_fd), 0);
-	ck_assert_int_eq(sys_set(1), -EBUSY);
 	enter(host_fd);
-	ck_assert_int_eq(sys_set(1), 0);
-	ck_assert_int_eq(sys_set(0), 0);
+	ck_assert_int_eq(ctl("set-mode %s shared", state), 0);
+	ck_assert(state_shared());
+}
+END_TEST
+
+/* ---- SYS_SET on a node with no netns but the host's ------------------------ */
+
+/* A netns other than the host's, and what keeps it alive. */
+struct held {
+	pid_t pid;
+	int fd;
+	char bind[160];
+	pthread_t thread;
+	int ready[2], done[2];
+};
+
+/* A child in a netns of its own (socket_only: it makes a socket there and
+ * goes back to the host's, so only the socket holds that netns), once it is. */
+static pid_t netns_child(bool socket_only)
+{
+	int ready[2];
+	pid_t pid;
+	char c;
+
+	if (pipe(ready) < 0)
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(ready[0]);
+		if (unshare(CLONE_NEWNET) < 0 ||
+		    (socket_only && (socket(AF_INET, SOCK_DGRAM, 0) < 0 ||
+				     setns(host_fd, CLONE_NEWNET) < 0)))
+			_exit(1);
+		if (write(ready[1], "x", 1) != 1)
+			_exit(1);
+		pause();
+		_exit(0);
+	}
+	close(ready[1]);
+	if (pid > 0 && read(ready[0], &c, 1) != 1) {
+		waitpid(pid, NULL, 0);
+		pid = -1;
+	}
+	close(ready[0]);
+	return pid;
+}
+
+static void child_end(pid_t pid)
+{
+	kill(pid, SIGKILL);
+	waitpid(pid, NULL, 0);
+}
+
+static int hold_process(struct held *h)
+{
+	h->pid = netns_child(false);
+	return h->pid > 0 ? 0 : -1;
+}
+
+static int hold_socket(struct held *h)
+{
+	h->pid = netns_child(true);
+	return h->pid > 0 ? 0 : -1;
+}
+
+static void release_child(struct held *h)
+{
+	child_end(h->pid);
+}
+
+/* An open nsfs file, as a runtime keeps its pod's: the process is gone. */
+static int hold_fd(struct held *h)
+{
+	char path[64];
+	pid_t pid = netns_child(false);
+
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	h->fd = open(path, O_RDONLY | O_CLOEXEC);
+	child_end(pid);
+	return h->fd >= 0 ? 0 : -1;
+}
+
+static void release_fd(struct held *h)
+{
+	close(h->fd);
+}
+
+/* A bind mount, as `ip netns add` makes: the process is gone. */
+static int hold_mount(struct held *h)
+{
+	char path[64];
+	pid_t pid = netns_child(false);
+	int fd, ret;
+
+	if (pid < 0)
+		return -1;
+	snprintf(path, sizeof(path), "/proc/%d/ns/net", pid);
+	snprintf(h->bind, sizeof(h->bind), "%s/bound-netns", dir);
+	fd = open(h->bind, O_WRONLY | O_CREAT | O_CLOEXEC, 0600);
+	ret = fd >= 0 && mount(path, h->bind, NULL, MS_BIND, NULL) == 0 ? 0 : -1;
+	if (fd >= 0)
+		close(fd);
+	child_end(pid);
+	return ret;
+}
+
+static void release_mount(struct held *h)
+{
+	umount2(h->bind, MNT_DETACH);
+}
+
+/* One thread of the caller's own process, in a netns of its own. */
+static void *own_netns_thread(void *arg)
+{
+	struct held *h = arg;
+	char c;
+
+	if (unshare(CLONE_NEWNET) == 0 && write(h->ready[1], "x", 1) == 1)
+		(void)!read(h->done[0], &c, 1);
+	return NULL;
+}
+
+static int hold_thread(struct held *h)
+{
+	char c;
+
+	if (pipe(h->ready) < 0 || pipe(h->done) < 0 ||
+	    pthread_create(&h->thread, NULL, own_netns_thread, h) != 0)
+		return -1;
+	return read(h->ready[0], &c, 1) == 1 ? 0 : -1;
+}
+
+static void release_thread(struct held *h)
+{
+	(void)!write(h->done[1], "x", 1);
+	pthread_join(h->thread, NULL);
+}
+
+static const struct {
+	const char *what;
+	int (*hold)(struct held *h);
+	void (*release)(struct held *h);
+} holders[] = {
+	{ "a process (unshare -n sleep)", hold_process, release_child },
+	{ "a socket whose process went back to the host netns", hold_socket, release_child },
+	{ "an open nsfs file", hold_fd, release_fd },
+	{ "a bind mount", hold_mount, release_mount },
+	{ "a thread of the caller", hold_thread, release_thread },
+};
+
+/* What the new PID namespace's init saw, for the test to assert. */
+struct alone_seen {
+	int empty_set, empty_back, held, held_extack, held_shared, hold_ok, gone_set, gone_back;
+};
+
+/* Every SYS_SET in a node that has no netns but the host's, then one that
+ * holder keeps alive, then none again. */
+static void alone_run(int holder, struct alone_seen *seen)
+{
+	struct held h = { 0 };
+	bool extack;
+
+	seen->empty_set = sys_set(1);
+	seen->empty_back = sys_set(0);
+	seen->hold_ok = holders[holder].hold(&h);
+	if (seen->hold_ok)
+		return;
+	seen->held = sys_set_ack(1, &extack);
+	seen->held_extack = extack;
+	seen->held_shared = state_shared();
+	holders[holder].release(&h);
+	seen->gone_set = sys_set(1);
+	seen->gone_back = sys_set(0);
+}
+
+/* Detaches every nsfs mount of this (private) mount namespace: the netns
+ * bind mounts other tests of the machine made, copied into it. */
+static void drop_nsfs_mounts(void)
+{
+	char *line = NULL, mnt[PATH_MAX];
+	FILE *f = fopen("/proc/self/mountinfo", "re");
+	size_t size = 0;
+	const char *dash;
+
+	if (!f)
+		return;
+	while (getline(&line, &size, f) > 0) {
+		dash = strstr(line, " - ");
+		if (dash && !strncmp(dash, " - nsfs ", 8) &&
+		    sscanf(line, "%*s %*s %*s %*s %4095s", mnt) == 1)
+			umount2(mnt, MNT_DETACH);
+	}
+	free(line);
+	fclose(f);
+}
+
+/* A node of its own: a PID namespace, whose /proc shows only this test's
+ * processes, and a private mount namespace without the netns bind mounts it
+ * copied. Other tests on this machine make netns at any time; here the only
+ * netns are the host's and the ones the test makes, as on a node without
+ * pods. Its init runs alone_run. */
+static int alone(int holder, struct alone_seen *seen)
+{
+	pid_t pid = fork(), init;
+	int status = -1;
+
+	if (pid < 0)
+		return -1;
+	if (pid == 0) {
+		if (unshare(CLONE_NEWNS | CLONE_NEWPID) < 0 ||
+		    mount(NULL, "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0)
+			_exit(2);
+		drop_nsfs_mounts();
+		init = fork();
+		if (init == 0) {
+			close(pod_fd);
+			if (mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, NULL) < 0)
+				_exit(3);
+			alone_run(holder, seen);
+			_exit(0);
+		}
+		if (init < 0 || waitpid(init, &status, 0) < 0)
+			_exit(4);
+		_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 5);
+	}
+	waitpid(pid, &status, 0);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The kernel refuses a mode change while a netns other than init_net
+ * exists, however it is held, and allows it as soon as the last is gone. */
+START_TEST(test_sys_set_alone)
+{
+	struct alone_seen *seen = mmap(NULL, sizeof(*seen), PROT_READ | PROT_WRITE,
+				       MAP_SHARED | MAP_ANONYMOUS, -1, 0);
+	const char *what = holders[_i].what;
+
+	ck_assert_ptr_ne(seen, MAP_FAILED);
+	memset(seen, 0xff, sizeof(*seen));
+	ck_assert_msg(alone(_i, seen) == 0, "%s: the node of its own could not be made", what);
+	ck_assert_msg(seen->empty_set == 0, "%s: no other netns, change refused: %d", what,
+		      seen->empty_set);
+	ck_assert_int_eq(seen->empty_back, 0);
+	ck_assert_msg(seen->hold_ok == 0, "%s: the netns could not be made", what);
+	ck_assert_msg(seen->held == -EBUSY, "%s: a change got %d, not EBUSY", what, seen->held);
+	ck_assert_msg(!seen->held_extack, "%s: EBUSY came with extack", what);
+	ck_assert_msg(!seen->held_shared, "%s: the refused change was made", what);
+	ck_assert_msg(seen->gone_set == 0, "%s: gone, the change got %d", what, seen->gone_set);
+	ck_assert_int_eq(seen->gone_back, 0);
+	ck_assert(!state_shared());
+	munmap(seen, sizeof(*seen));
+}
+END_TEST
+
+/* ib_core numbers devices from 0 (assign_name(): xa_alloc_cyclic() from
+ * 0): index 0 is a device like any other, raw and through rdmanl. */
+START_TEST(test_index_zero)
+{
+	struct cni_err err = { 0 };
+	char buf[BUF], reply[BUF];
+	struct rdmanl_dev dev;
+	struct mnl_socket *nl;
+	struct nlmsghdr *r;
+	uint32_t idx[8];
+
+	ck_assert_int_eq(ctl("add %s mlx5_0 0 0000:3b:00.1 lo", state), 0);
+	ck_assert_int_ne(ctl("add %s mlx5_9 0 0000:3b:00.9 lo", state), 0);
+	ck_assert_int_eq(dump(idx, 8), 3);
+	ck_assert_uint_eq(idx[2], 0);
+	nl = nl_open(true, true);
+	r = req(buf, NLDEV(RDMA_NLDEV_CMD_GET), NLM_F_REQUEST, 2);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 0);
+	tx(nl, r);
+	rx(nl, reply);
+	ck_assert_int_eq(rdmanl_parse_dev(reply, &dev), 0);
+	ck_assert_str_eq(dev.name, "mlx5_0");
+	ck_assert_uint_eq(dev.index, 0);
+	mnl_socket_close(nl);
+
+	ck_assert_int_eq(rdmanl_dev_by_name(host_fd, "mlx5_0", &dev, &err), 0);
+	ck_assert_uint_eq(dev.index, 0);
+	ck_assert_str_eq(dev.ndev_name, "lo");
+	ck_assert_int_eq(rdmanl_dev_move(host_fd, dev.index, pod_fd, &err), 0);
+	ck_assert_str_eq(dev_netns(0), pod_ino_str());
+	ck_assert_int_eq(rdmanl_dev_by_name(host_fd, "mlx5_0", &dev, &err), -ENODEV);
+	ck_assert_int_eq(rdmanl_dev_by_name(pod_fd, "mlx5_0", &dev, &err), 0);
+	ck_assert_uint_eq(dev.index, 0);
+	ck_assert_int_eq(rdmanl_dev_move(pod_fd, dev.index, host_fd, &err), 0);
+	ck_assert_str_eq(dev_netns(0), "host");
+	ck_assert_int_eq(err.code, CNI_OK);
 }
 END_TEST
 
@@ -1442,6 +1776,8 @@ int main(void)
 	tcase_add_test(tc, test_move_wrong_thread_netns);
 	tcase_add_test(tc, test_move_failures);
 	tcase_add_test(tc, test_sys_set);
+	tcase_add_loop_test(tc, test_sys_set_alone, 0, N(holders));
+	tcase_add_test(tc, test_index_zero);
 	tcase_add_test(tc, test_ctl);
 	tcase_add_test(tc, test_rdmanl_flows);
 	tcase_add_test(tc, test_rdmanl_extack);

@@ -174,13 +174,28 @@ doctor pod --netns "$NETNS"
 like "$OUT" "OK    pod-rdma           $IFNAME" "the table: one line per check"
 
 # ---- the doctor's own sysfs mount -------------------------------------------------------------
-before=$(grep -c . /proc/self/mountinfo)
-out=$(env -u SYSFS_PATH LD_PRELOAD="$RDMASIM_LIB" "$SRIOV_RDMA_DOCTOR" pod --netns "$NETNS" --ifname "$IFNAME" --json 2>&1)
+# Without SYSFS_PATH the doctor mounts a sysfs of the pod's netns on /sys in
+# a mount namespace of its own, a slave of the one it starts in: nothing it
+# mounts or unmounts may reach the node. Judged in a mount namespace made for
+# the doctor alone: private to the rest of the machine (whose processes mount
+# and unmount meanwhile), then shared within itself as a node's / is, so a
+# mount or unmount the doctor let propagate back shows in its table.
+# shellcheck disable=SC2016 # expanded by the inner shell
+out=$(unshare -m --propagation private sh -c 'mount --make-rshared / || exit 125
+	cat /proc/self/mountinfo >"$0.before"
+	"$@"
+	rc=$?
+	cat /proc/self/mountinfo >"$0.after"
+	exit "$rc"' "$TMP/mounts" env -u SYSFS_PATH LD_PRELOAD="$RDMASIM_LIB" "$SRIOV_RDMA_DOCTOR" \
+	pod --netns "$NETNS" --ifname "$IFNAME" --json 2>&1)
 like "$(jq -r '.checks[] | select(.check == "pod-netdev") | .seen' <<<"$out")" "up, MTU 9000" \
 	"without SYSFS_PATH: the pod looked at"
 like "$(jq -r '.checks[] | select(.check == "pod-port") | .seen' <<<"$out")" "no /sys/class/infiniband/$DEV/ports/1" \
 	"without SYSFS_PATH: the pod's own sysfs mounted on /sys (this kernel has no RDMA in it)"
-is "$(grep -c . /proc/self/mountinfo)" "$before" "without SYSFS_PATH: no mount left behind"
+is "$(awk '$5 == "/sys" { for (i = 7; $i != "-"; i++); print $(i + 1) }' "$TMP/mounts.before" 2>/dev/null)" sysfs \
+	"without SYSFS_PATH: the doctor started in a mount namespace of the test's, /sys a sysfs there"
+is "$(diff "$TMP/mounts.before" "$TMP/mounts.after" 2>&1)" "" \
+	"without SYSFS_PATH: no mount left behind, none taken away"
 
 # ---- a pod without RDMA device ----------------------------------------------------------------
 cni DEL "$(conf 1.0.0)"

@@ -6,6 +6,21 @@
 
 fx_setup --vfs 3 --no-rdma 2
 
+# ib_core numbers RDMA devices from 0 and gives 0 to the first that registers
+# (assign_name()): here VF 0's, whose PF's device registered later and took
+# the next free index. VF 0 is the VF every case below attaches, so ADD,
+# CHECK and each DEL path move index 0; a plugin that took 0 for "no device"
+# would lose it.
+# shellcheck disable=SC2016 # jq's variables
+renumber='([.devices[].index] | max + 1) as $next
+	| (.devices[] | select(.name == $pf)).index = $next
+	| (.devices[] | select(.name == $vf)).index = 0'
+# shellcheck disable=SC2016 # expanded by the inner shell
+flock "$RDMA_SIM_STATE.lock" sh -c 'jq --arg pf "$1" --arg vf "$2" "$3" "$0" >"$0.new" &&
+	mv "$0.new" "$0"' "$RDMA_SIM_STATE" "$(fx_pf_rdma 0)" "${FX_VF_RDMA[0]}" "$renumber"
+is "$(rdma_cmd "" -j dev show | jq -r '.[] | select(.ifindex == 0) | .ifname')" "${FX_VF_RDMA[0]}" \
+	"VF 0's RDMA device ${FX_VF_RDMA[0]} has index 0"
+
 # del_case DESC BREAK-COMMAND: ADD with RDMA, break something, DEL restores
 # netdev and RDMA device; a second DEL succeeds.
 del_case() {
@@ -60,6 +75,22 @@ if is "$RC" 0 "ADD for the CHECK case"; then
 	like "$(jout .msg)" "no RDMA device for $IFNAME in netns $NETNS" "  saying the pod has no RDMA device"
 	cni DEL "$c"
 	is "$RC" 0 "DEL succeeds with the RDMA device already home"
+fi
+netns_del "$POD"
+
+# Index 0 in the pod and in the state file, and back.
+pod_new
+c=$(conf 1.0.0)
+cni ADD "$c"
+if is "$RC" 0 "index 0: ADD of VF 0"; then
+	is "$(rdma_cmd "$POD" -j dev show | jq -c '[.[] | [.ifindex, .ifname]]')" \
+		"[[0,\"${FX_VF_RDMA[0]}\"]]" "index 0: the pod has ${FX_VF_RDMA[0]}, index 0"
+	is "$(jq -c '[.hasRdma, .rdmaName, .rdmaIndex]' "$TMP/state/$CID:$IFNAME.json")" \
+		"[true,\"${FX_VF_RDMA[0]}\",0]" "index 0: the state file records index 0"
+	cni DEL "$(with_prev "$c" "$OUT")"
+	is "$RC" 0 "index 0: DEL succeeds"
+	is "$(rdma_cmd "" -j dev show | jq -r '.[] | select(.ifindex == 0) | .ifname')" \
+		"${FX_VF_RDMA[0]}" "index 0: DEL brings ${FX_VF_RDMA[0]} back to the host"
 fi
 netns_del "$POD"
 
