@@ -262,7 +262,7 @@ static void usage(void)
 	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
 	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs> [ib]\n"
-	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust]...\n"
+	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust|guid]...\n"
 	      "       rdmasim-ctl getlink-error <state> <errno>\n"
 	      "       rdmasim-ctl show <state>\n", stderr);
 }

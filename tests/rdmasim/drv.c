@@ -48,7 +48,7 @@ struct vf {
 	bool has_rdma;
 	uint32_t rdma_index;
 	uint64_t node_guid, port_guid;	/* what the bound VF uses */
-	bool fail_probe;		/* the next probe fails (EIO), once */
+	int fail_probe;			/* the next fail_probe probes fail (EIO) */
 	bool hang_probe;		/* the next probe binds but brings nothing up, once */
 	int fail_move;			/* errno of the next move out of the host, once */
 };
@@ -527,7 +527,7 @@ static int drv_bind(const char *driver, const char *bdf)
 		return -EBUSY;
 	if (v->fail_probe) {
 		/* really_probe(): the driver's error, the device left unbound */
-		v->fail_probe = false;
+		v->fail_probe--;
 		return -EIO;
 	}
 	if (v->hang_probe) {
@@ -683,8 +683,9 @@ static int handle(char *req, int fd, bool *quit, char *out, size_t size)
 		ipoib_follows_dev = !strcmp(w[1], "dev"), ret = 0;
 	else if (!strcmp(w[0], "rename-late") && n == 2)
 		rename_ms = atoi(w[1]), ret = 0;
-	else if (!strcmp(w[0], "fail-probe") && n == 2 && (v = find_vf(w[1])))
-		v->fail_probe = true, ret = 0;
+	else if (!strcmp(w[0], "fail-probe") && (n == 2 || (n == 3 && atoi(w[2]) > 0)) &&
+		 (v = find_vf(w[1])))
+		v->fail_probe = n == 3 ? atoi(w[2]) : 1, ret = 0;
 	else if (!strcmp(w[0], "hang-probe") && n == 2 && (v = find_vf(w[1])))
 		v->hang_probe = true, ret = 0;
 	else if (!strcmp(w[0], "fail-move") && n == 3 && (v = find_vf(w[1])) && atoi(w[2]) > 0)
@@ -821,7 +822,7 @@ int main(int argc, char **argv)
 			"       rdmasim-drv <state> vf <bdf> <vf-index> <driver> <node-guid> <port-guid>\n"
 			"       rdmasim-drv <state> unbind|bind <driver> <bdf>\n"
 			"       rdmasim-drv <state> netns-gone <inode> | ipoib-netns host|dev |\n"
-			"                           fail-probe <bdf> | hang-probe <bdf> |\n"
+			"                           fail-probe <bdf> [count] | hang-probe <bdf> |\n"
 			"                           fail-move <bdf> <errno> |\n"
 			"                           rename-late <ms> | sync | quit\n");
 		return 2;

@@ -194,6 +194,7 @@ static const struct {
 } vf_ops[] = {
 	{ VFOP_MAC, "mac" }, { VFOP_VLAN, "vlan" }, { VFOP_RATE, "rate" },
 	{ VFOP_SPOOFCHK, "spoofchk" }, { VFOP_LINK_STATE, "link_state" }, { VFOP_TRUST, "trust" },
+	{ VFOP_GUID, "guid" },
 };
 
 unsigned int rdmasim_vf_op(const char *name)

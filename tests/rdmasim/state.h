@@ -39,7 +39,7 @@ struct rdmasim_vf {
 /* The VF settings a PF's driver has no ndo_set_vf_* for (EOPNOTSUPP). */
 enum rdmasim_vf_op {
 	VFOP_MAC = 1 << 0, VFOP_VLAN = 1 << 1, VFOP_RATE = 1 << 2, VFOP_SPOOFCHK = 1 << 3,
-	VFOP_LINK_STATE = 1 << 4, VFOP_TRUST = 1 << 5,
+	VFOP_LINK_STATE = 1 << 4, VFOP_TRUST = 1 << 5, VFOP_GUID = 1 << 6,
 };
 
 /* An SR-IOV PF (a netdev of the host netns) whose VFs the simulator keeps:

@@ -251,7 +251,7 @@ static int set_guid(struct rdmasim_pf *pf, const void *data, size_t field)
 	memcpy(&g, data, sizeof(g));
 	if (g.vf >= INT_MAX)
 		return -EINVAL;
-	if (!pf->ib)
+	if (!pf->ib || pf->lacks & VFOP_GUID)
 		return -EOPNOTSUPP;
 	if ((int)g.vf >= pf->n_vfs)
 		return -EINVAL;
