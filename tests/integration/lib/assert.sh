@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 #
 # Sets:  OUT, RC (through cni), POD, NETNS, CID (round_trip makes a pod)
-# Reads: VF (conf.sh); IFNAME (run.sh); FX_VF_RDMA, FX_VF_BDF (fixture.sh);
+# Reads: VF (conf.sh); IFNAME (run.sh); FX_VF_RDMA, FX_VF_BDF (fixture.sh); POD, NETNS (netns.sh);
 #        T_CTX  what descriptions start with, when a test sets it (default: the CNI version)
 
 # assert_added VERSION RDMA(yes|no) [MAC]: the last ADD of VF $VF into $POD

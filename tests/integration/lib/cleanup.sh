@@ -3,7 +3,7 @@
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # P and TMP are read by the other parts and the tests
 #
-# Sets:  P          unique prefix of every name this run creates (<= 15 bytes with a suffix)
+# Sets:  P          unique prefix of every name this run creates (pid and a random byte, in hex)
 #        TMP        this run's temp dir under /run (removed at exit)
 #        T_NETNS    the netns made so far, deleted at exit (netns_add appends)
 #        T_AT_EXIT  commands run first at exit, the last added first (parts and tests append)

@@ -6,7 +6,7 @@
 # Sets:  FX             the fixture's directory ($TMP/fx), empty until fx_setup
 #        FX_PCI         this run's "domain:bus" of PF 0 (from the pid)
 #        T_LOCK_DIR     where sriov-rdma keeps its node-wide VF locks
-#        FX_SW          the switch netns        FX_DEVICES  PF 0's domain directory in the fake sysfs
+#        FX_SW          the switch netns        FX_DEVICES  PF 0's bus directory in the fake sysfs
 #        FX_NPFS, FX_NVFS, FX_VFS_PER_PF      counts (FX_NVFS: VFs over all PFs)
 #        FX_PF, FX_PF_BDF                     PF 0's netdev and PCI address
 #        FX_PF_IF[p], FX_PF_BDFS[p]           every PF's
