@@ -14,6 +14,7 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "cache.h"
+#include "clock.h"
 #include "confpath.h"
 
 #define LOCK_POLL_NS (5 * 1000 * 1000)
@@ -277,22 +278,14 @@ out:
 static int lock_until(int fd, int timeout_ms)
 {
 	const struct timespec pause = { .tv_nsec = LOCK_POLL_NS };
-	struct timespec now, end;
+	long deadline = clock_ms() + timeout_ms;
 
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
 	for (;;) {
 		if (!flock(fd, LOCK_EX | LOCK_NB))
 			return 0;
 		if (errno != EWOULDBLOCK && errno != EINTR)
 			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
+		if (clock_ms() >= deadline)
 			return -ETIMEDOUT;
 		nanosleep(&pause, NULL);
 	}
