@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Paths a network config names: confined to allowed roots and opened without following symlinks. */
+/* Paths a network config names, confined to allowed roots (opening them is safeopen.h's). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 #include "err.h"
 
 /* What the plugin does with a config-named path: written paths may lie
@@ -47,15 +46,6 @@ int confpath_parse_roots(const char *text, struct confpath_roots *out, int *line
  * allows (size: path's buffer). Nothing is created. "" (not set) passes. */
 int confpath_check(const char *key, char *path, size_t size, enum confpath_use use,
 		   struct cni_err *err);
-
-/* Opens directory path (O_RDONLY) from "/" one component at a time with
- * O_NOFOLLOW, creating missing ones 0700 when create: returns fd or -errno
- * (-ENOTDIR or -ELOOP for a symlink on the way). */
-int confpath_open_dir(const char *path, bool create);
-/* Opens file path through confpath_open_dir of its directory (not created),
- * the file itself with openat(flags | O_NOFOLLOW | O_CLOEXEC, mode); it must
- * be a regular file (-EINVAL otherwise; a FIFO does not block the open). */
-int confpath_open(const char *path, int flags, mode_t mode);
 
 /* /var/run is a symlink to /run on most nodes, and the one symlink this
  * module resolves: a path starting /var/run/ is copied to out as /run/...

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "fileio.h"
 #include "ipamexec.h"
 #include "log.h"
 #include "steps.h"
@@ -67,7 +67,7 @@ static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
 	size_t n = 0;
 	int ret, failed = 0;
 
-	ret = cache_list(conf->data_dir, ".json", &names, &n);
+	ret = fileio_list(conf->data_dir, ".json", &names, &n);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0) {

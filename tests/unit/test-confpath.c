@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for confpath.c: the lexical rules, roots, the admin file's lines, walks that refuse symlinks, refusals. */
+/* Unit tests for confpath.c: the lexical rules, roots, the admin file's lines, refusals. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -154,77 +154,6 @@ static char *at(const char *rel)
 	return p;
 }
 
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
-START_TEST(test_open_dir_creates)
-{
-	struct stat st;
-	int fd = confpath_open_dir(at("a/b/c"), true);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert(S_ISDIR(st.st_mode));
-	ck_assert_int_eq(st.st_mode & 0777, 0700);
-	close(fd);
-	ck_assert_int_eq(confpath_open_dir(at("x/y"), false), -ENOENT);
-	ck_assert(!exists(at("x")));
-	ck_assert_int_eq(confpath_open_dir("relative", true), -EINVAL);
-}
-END_TEST
-
-/* A symlink anywhere on the way is refused, and nothing is made beyond it. */
-START_TEST(test_open_dir_symlink)
-{
-	int ret;
-
-	ck_assert_int_eq(mkdir(at("real"), 0700), 0);
-	ck_assert_int_eq(symlink(at("real"), at("link")), 0);
-	ret = confpath_open_dir(at("link/sub"), true);
-	ck_assert_msg(ret == -ENOTDIR || ret == -ELOOP, "%d", ret);
-	ck_assert(!exists(at("real/sub")));
-	ret = confpath_open_dir(at("link"), false);
-	ck_assert_msg(ret == -ENOTDIR || ret == -ELOOP, "%d", ret);
-}
-END_TEST
-
-START_TEST(test_open_file)
-{
-	char buf[8] = "";
-	int fd;
-
-	fd = confpath_open(at("log"), O_WRONLY | O_CREAT | O_APPEND, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "abc", 3), 3);
-	close(fd);
-	fd = confpath_open(at("log"), O_RDONLY, 0);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 3);
-	close(fd);
-	ck_assert_int_eq(symlink(at("log"), at("ln")), 0);
-	ck_assert_int_eq(confpath_open(at("ln"), O_RDONLY, 0), -ELOOP);
-	ck_assert_int_eq(mkfifo(at("fifo"), 0600), 0);
-	/* neither blocks nor is taken for a file */
-	ck_assert_int_eq(confpath_open(at("fifo"), O_WRONLY | O_APPEND, 0), -ENXIO);
-	ck_assert_int_eq(confpath_open(at("fifo"), O_RDONLY, 0), -EINVAL);
-	ck_assert_int_eq(confpath_open(at("nodir/log"), O_WRONLY | O_CREAT, 0600), -ENOENT);
-	ck_assert_int_eq(confpath_open(at(".."), O_RDONLY, 0), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_open_file_dir_symlink)
-{
-	ck_assert_int_eq(mkdir(at("real"), 0700), 0);
-	ck_assert_int_eq(symlink(at("real"), at("link")), 0);
-	ck_assert_int_lt(confpath_open(at("link/new.log"), O_WRONLY | O_CREAT, 0600), 0);
-	ck_assert(!exists(at("real/new.log")));
-}
-END_TEST
-
 static const struct {
 	const char *key, *path;
 	enum confpath_use use;
@@ -376,10 +305,6 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_parse_roots, 0, N(roots));
 	tcase_add_test(tc, test_parse_roots_too_many);
 	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_open_dir_creates);
-	tcase_add_test(tc, test_open_dir_symlink);
-	tcase_add_test(tc, test_open_file);
-	tcase_add_test(tc, test_open_file_dir_symlink);
 	tcase_add_loop_test(tc, test_refusals, 0, N(refusals));
 	tcase_add_loop_test(tc, test_accepted, 0, N(accepted));
 	tcase_add_test(tc, test_var_run);

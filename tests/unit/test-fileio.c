@@ -1,14 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for cache.c: modes, atomic replace, names confined to the dir, symlinks, locks. */
+/* Unit tests for fileio.c: modes, atomic replace, names confined to the dir, symlinks. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include "cache.h"
+#include "fileio.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -17,7 +16,7 @@ static char root[64];
 
 static void setup(void)
 {
-	strcpy(root, "/tmp/test-cache.XXXXXX");
+	strcpy(root, "/tmp/test-fileio.XXXXXX");
 	ck_assert_ptr_nonnull(mkdtemp(root));
 }
 
@@ -48,12 +47,12 @@ START_TEST(test_mkdir_parents)
 
 	sub(dir, sizeof(dir), "a/b/c");
 	sub(mid, sizeof(mid), "a/b");
-	ck_assert_int_eq(cache_mkdir(dir), 0);
+	ck_assert_int_eq(fileio_mkdir(dir), 0);
 	ck_assert_int_eq(mode_of(dir), 0700);
 	ck_assert_int_eq(mode_of(mid), 0700);
-	ck_assert_int_eq(cache_mkdir(dir), 0);
+	ck_assert_int_eq(fileio_mkdir(dir), 0);
 	sub(dir, sizeof(dir), "a/b/c/");
-	ck_assert_int_eq(cache_mkdir(dir), 0);
+	ck_assert_int_eq(fileio_mkdir(dir), 0);
 }
 END_TEST
 
@@ -62,11 +61,11 @@ START_TEST(test_mkdir_over_file)
 	char file[128], dir[128];
 
 	sub(file, sizeof(file), "f");
-	ck_assert_int_eq(cache_write(root, "f", "x", 1), 0);
-	ck_assert_int_eq(cache_mkdir(file), -ENOTDIR);
+	ck_assert_int_eq(fileio_write(root, "f", "x", 1), 0);
+	ck_assert_int_eq(fileio_mkdir(file), -ENOTDIR);
 	sub(dir, sizeof(dir), "f/g");
-	ck_assert_int_eq(cache_mkdir(dir), -ENOTDIR);
-	ck_assert_int_eq(cache_mkdir(""), -EINVAL);
+	ck_assert_int_eq(fileio_mkdir(dir), -ENOTDIR);
+	ck_assert_int_eq(fileio_mkdir(""), -EINVAL);
 }
 END_TEST
 
@@ -75,10 +74,10 @@ START_TEST(test_write_read)
 	char path[128], *data;
 	size_t len;
 
-	ck_assert_int_eq(cache_write(root, "c1-net1.json", "{\"a\":1}", 7), 0);
+	ck_assert_int_eq(fileio_write(root, "c1-net1.json", "{\"a\":1}", 7), 0);
 	sub(path, sizeof(path), "c1-net1.json");
 	ck_assert_int_eq(mode_of(path), 0600);
-	ck_assert_int_eq(cache_read(root, "c1-net1.json", &data, &len), 0);
+	ck_assert_int_eq(fileio_read(root, "c1-net1.json", &data, &len), 0);
 	ck_assert_uint_eq(len, 7);
 	ck_assert_str_eq(data, "{\"a\":1}");
 	free(data);
@@ -92,23 +91,23 @@ START_TEST(test_replace_is_atomic)
 	size_t n, i;
 	int fd;
 
-	ck_assert_int_eq(cache_write(root, "state", "old", 3), 0);
+	ck_assert_int_eq(fileio_write(root, "state", "old", 3), 0);
 	sub(path, sizeof(path), "state");
 	/* a reader holding the old file keeps the old content: a new inode replaces it */
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(fstat(fd, &before), 0);
-	ck_assert_int_eq(cache_write(root, "state", "new-content", 11), 0);
+	ck_assert_int_eq(fileio_write(root, "state", "new-content", 11), 0);
 	ck_assert_int_eq(stat(path, &after), 0);
 	ck_assert_uint_ne(before.st_ino, after.st_ino);
 	close(fd);
-	ck_assert_int_eq(cache_read(root, "state", &data, NULL), 0);
+	ck_assert_int_eq(fileio_read(root, "state", &data, NULL), 0);
 	ck_assert_str_eq(data, "new-content");
 	free(data);
-	/* no temp file left behind (cache_list skips dot files: look for it) */
+	/* no temp file left behind (fileio_list skips dot files: look for it) */
 	sub(path, sizeof(path), ".state.tmp");
 	ck_assert_int_eq(access(path, F_OK), -1);
-	ck_assert_int_eq(cache_list(root, "", &names, &n), 0);
+	ck_assert_int_eq(fileio_list(root, "", &names, &n), 0);
 	ck_assert_uint_eq(n, 1);
 	for (i = 0; i < n; i++)
 		free(names[i]);
@@ -136,19 +135,19 @@ START_TEST(test_killed_writer)
 
 	/* the next write truncates what the killed one left and commits its own */
 	leave_temp("s", "half-written junk that is longer");
-	ck_assert_int_eq(cache_write(root, "s", "new", 3), 0);
-	ck_assert_int_eq(cache_read(root, "s", &data, NULL), 0);
+	ck_assert_int_eq(fileio_write(root, "s", "new", 3), 0);
+	ck_assert_int_eq(fileio_read(root, "s", &data, NULL), 0);
 	ck_assert_str_eq(data, "new");
 	free(data);
 	sub(path, sizeof(path), ".s.tmp");
 	ck_assert_int_eq(access(path, F_OK), -1);
 	/* remove clears a leftover temp file with the file, and without it */
 	leave_temp("s", "junk");
-	ck_assert_int_eq(cache_remove(root, "s"), 0);
+	ck_assert_int_eq(fileio_remove(root, "s"), 0);
 	ck_assert_int_eq(access(path, F_OK), -1);
-	ck_assert_int_eq(cache_read(root, "s", &data, NULL), -ENOENT);
+	ck_assert_int_eq(fileio_read(root, "s", &data, NULL), -ENOENT);
 	leave_temp("gone", "junk");
-	ck_assert_int_eq(cache_remove(root, "gone"), 0);
+	ck_assert_int_eq(fileio_remove(root, "gone"), 0);
 	sub(path, sizeof(path), ".gone.tmp");
 	ck_assert_int_eq(access(path, F_OK), -1);
 }
@@ -160,12 +159,12 @@ START_TEST(test_write_empty_and_large)
 	char *big = malloc(size), *data;
 
 	memset(big, 'z', size);
-	ck_assert_int_eq(cache_write(root, "empty", "", 0), 0);
-	ck_assert_int_eq(cache_read(root, "empty", &data, &len), 0);
+	ck_assert_int_eq(fileio_write(root, "empty", "", 0), 0);
+	ck_assert_int_eq(fileio_read(root, "empty", &data, &len), 0);
 	ck_assert_uint_eq(len, 0);
 	free(data);
-	ck_assert_int_eq(cache_write(root, "big", big, size), 0);
-	ck_assert_int_eq(cache_read(root, "big", &data, &len), 0);
+	ck_assert_int_eq(fileio_write(root, "big", big, size), 0);
+	ck_assert_int_eq(fileio_read(root, "big", &data, &len), 0);
 	ck_assert_uint_eq(len, size);
 	ck_assert(!memcmp(data, big, size));
 	free(data);
@@ -179,11 +178,10 @@ START_TEST(test_bad_names)
 {
 	char *data = (char *)1;
 
-	ck_assert_int_eq(cache_write(root, bad_names[_i], "x", 1), -EINVAL);
-	ck_assert_int_eq(cache_read(root, bad_names[_i], &data, NULL), -EINVAL);
+	ck_assert_int_eq(fileio_write(root, bad_names[_i], "x", 1), -EINVAL);
+	ck_assert_int_eq(fileio_read(root, bad_names[_i], &data, NULL), -EINVAL);
 	ck_assert_ptr_null(data);
-	ck_assert_int_eq(cache_remove(root, bad_names[_i]), -EINVAL);
-	ck_assert_int_eq(cache_lock(root, bad_names[_i], 0), -EINVAL);
+	ck_assert_int_eq(fileio_remove(root, bad_names[_i]), -EINVAL);
 }
 END_TEST
 
@@ -191,10 +189,10 @@ START_TEST(test_read_missing)
 {
 	char *data = (char *)1, dir[128];
 
-	ck_assert_int_eq(cache_read(root, "absent", &data, NULL), -ENOENT);
+	ck_assert_int_eq(fileio_read(root, "absent", &data, NULL), -ENOENT);
 	ck_assert_ptr_null(data);
 	sub(dir, sizeof(dir), "nodir");
-	ck_assert_int_eq(cache_write(dir, "x", "x", 1), -ENOENT);
+	ck_assert_int_eq(fileio_write(dir, "x", "x", 1), -ENOENT);
 }
 END_TEST
 
@@ -204,22 +202,21 @@ START_TEST(test_symlink_refused)
 
 	sub(target, sizeof(target), "target");
 	sub(link, sizeof(link), "link");
-	ck_assert_int_eq(cache_write(root, "target", "secret", 6), 0);
+	ck_assert_int_eq(fileio_write(root, "target", "secret", 6), 0);
 	ck_assert_int_eq(symlink(target, link), 0);
-	ck_assert_int_eq(cache_read(root, "link", &data, NULL), -ELOOP);
+	ck_assert_int_eq(fileio_read(root, "link", &data, NULL), -ELOOP);
 	ck_assert_ptr_null(data);
-	ck_assert_int_eq(cache_lock(root, "link", 0), -ELOOP);
 	/* writing over a symlink replaces the link, never the file it points to */
-	ck_assert_int_eq(cache_write(root, "link", "mine", 4), 0);
+	ck_assert_int_eq(fileio_write(root, "link", "mine", 4), 0);
 	ck_assert_int_eq(mode_of(link) & 0777, 0600);
-	ck_assert_int_eq(cache_read(root, "target", &data, NULL), 0);
+	ck_assert_int_eq(fileio_read(root, "target", &data, NULL), 0);
 	ck_assert_str_eq(data, "secret");
 	free(data);
 }
 END_TEST
 
-/* A dataDir with a symlink on its way: nothing is made, written, locked or
- * removed where it points (the state file there survives). */
+/* A dataDir with a symlink on its way: nothing is made, written or removed
+ * where it points (the state file there survives). */
 START_TEST(test_dir_symlink_refused)
 {
 	char real[128], link[128], via[128], kept[128];
@@ -229,22 +226,19 @@ START_TEST(test_dir_symlink_refused)
 	sub(link, sizeof(link), "link");
 	sub(via, sizeof(via), "link/state");
 	sub(kept, sizeof(kept), "real/state");
-	ck_assert_int_eq(cache_mkdir(real), 0);
+	ck_assert_int_eq(fileio_mkdir(real), 0);
 	ck_assert_int_eq(symlink(real, link), 0);
-	ck_assert_int_lt(cache_mkdir(via), 0);
+	ck_assert_int_lt(fileio_mkdir(via), 0);
 	ck_assert_int_ne(lstat(kept, &st), 0);
 	sub(kept, sizeof(kept), "real/state/x.json");
 	sub(via, sizeof(via), "real/state");
-	ck_assert_int_eq(cache_mkdir(via), 0);
-	ck_assert_int_eq(cache_write(via, "x.json", "{}", 2), 0);
+	ck_assert_int_eq(fileio_mkdir(via), 0);
+	ck_assert_int_eq(fileio_write(via, "x.json", "{}", 2), 0);
 	sub(via, sizeof(via), "link/state");
-	ck_assert_int_lt(cache_write(via, "y.json", "{}", 2), 0);
-	ck_assert_int_lt(cache_lock(via, "x.lock", 0), 0);
-	ck_assert_int_lt(cache_remove(via, "x.json"), 0);
+	ck_assert_int_lt(fileio_write(via, "y.json", "{}", 2), 0);
+	ck_assert_int_lt(fileio_remove(via, "x.json"), 0);
 	ck_assert_int_eq(lstat(kept, &st), 0);
 	sub(kept, sizeof(kept), "real/state/y.json");
-	ck_assert_int_ne(lstat(kept, &st), 0);
-	sub(kept, sizeof(kept), "real/state/x.lock");
 	ck_assert_int_ne(lstat(kept, &st), 0);
 }
 END_TEST
@@ -254,8 +248,8 @@ START_TEST(test_read_not_regular)
 	char dir[128], *data = NULL;
 
 	sub(dir, sizeof(dir), "d");
-	ck_assert_int_eq(cache_mkdir(dir), 0);
-	ck_assert_int_eq(cache_read(root, "d", &data, NULL), -EINVAL);
+	ck_assert_int_eq(fileio_mkdir(dir), 0);
+	ck_assert_int_eq(fileio_read(root, "d", &data, NULL), -EINVAL);
 	ck_assert_ptr_null(data);
 }
 END_TEST
@@ -267,7 +261,7 @@ START_TEST(test_read_fifo)
 
 	sub(path, sizeof(path), "fifo");
 	ck_assert_int_eq(mkfifo(path, 0600), 0);
-	ck_assert_int_eq(cache_read(root, "fifo", &data, NULL), -EINVAL);
+	ck_assert_int_eq(fileio_read(root, "fifo", &data, NULL), -EINVAL);
 	ck_assert_ptr_null(data);
 }
 END_TEST
@@ -277,10 +271,10 @@ START_TEST(test_read_max)
 	char *data = NULL;
 	size_t len = 0;
 
-	ck_assert_int_eq(cache_write(root, "f", "0123456789", 10), 0);
-	ck_assert_int_eq(cache_read_max(root, "f", 9, &data, &len), -EFBIG);
+	ck_assert_int_eq(fileio_write(root, "f", "0123456789", 10), 0);
+	ck_assert_int_eq(fileio_read_max(root, "f", 9, &data, &len), -EFBIG);
 	ck_assert_ptr_null(data);
-	ck_assert_int_eq(cache_read_max(root, "f", 10, &data, &len), 0);
+	ck_assert_int_eq(fileio_read_max(root, "f", 10, &data, &len), 0);
 	ck_assert_str_eq(data, "0123456789");
 	ck_assert_uint_eq(len, 10);
 	free(data);
@@ -291,10 +285,10 @@ START_TEST(test_remove)
 {
 	char *data;
 
-	ck_assert_int_eq(cache_write(root, "x", "1", 1), 0);
-	ck_assert_int_eq(cache_remove(root, "x"), 0);
-	ck_assert_int_eq(cache_read(root, "x", &data, NULL), -ENOENT);
-	ck_assert_int_eq(cache_remove(root, "x"), 0);
+	ck_assert_int_eq(fileio_write(root, "x", "1", 1), 0);
+	ck_assert_int_eq(fileio_remove(root, "x"), 0);
+	ck_assert_int_eq(fileio_read(root, "x", &data, NULL), -ENOENT);
+	ck_assert_int_eq(fileio_remove(root, "x"), 0);
 }
 END_TEST
 
@@ -305,8 +299,8 @@ START_TEST(test_list)
 	size_t n, i;
 
 	for (i = 0; i < N(files); i++)
-		ck_assert_int_eq(cache_write(root, files[i], "x", 1), 0);
-	ck_assert_int_eq(cache_list(root, ".json", &names, &n), 0);
+		ck_assert_int_eq(fileio_write(root, files[i], "x", 1), 0);
+	ck_assert_int_eq(fileio_list(root, ".json", &names, &n), 0);
 	ck_assert_uint_eq(n, 2);
 	ck_assert_str_eq(names[0], "c1-net1.json");
 	ck_assert_str_eq(names[1], "c2-net1.json");
@@ -314,48 +308,11 @@ START_TEST(test_list)
 		free(names[i]);
 	free(names);
 	sub(dir, sizeof(dir), "absent");
-	ck_assert_int_eq(cache_list(dir, ".json", &names, &n), 0);
+	ck_assert_int_eq(fileio_list(dir, ".json", &names, &n), 0);
 	ck_assert_uint_eq(n, 0);
 	ck_assert_ptr_null(names);
 	sub(dir, sizeof(dir), "c1.lock");
-	ck_assert_int_eq(cache_list(dir, ".json", &names, &n), -ENOTDIR);
-}
-END_TEST
-
-START_TEST(test_lock_timeout)
-{
-	char path[128];
-	int a, b;
-
-	a = cache_lock(root, "vf.lock", 0);
-	ck_assert_int_ge(a, 0);
-	sub(path, sizeof(path), "vf.lock");
-	ck_assert_int_eq(mode_of(path), 0600);
-	/* a second open file description conflicts even in the same process */
-	ck_assert_int_eq(cache_lock(root, "vf.lock", 30), -ETIMEDOUT);
-	cache_unlock(a);
-	b = cache_lock(root, "vf.lock", 30);
-	ck_assert_int_ge(b, 0);
-	cache_unlock(b);
-	cache_unlock(-1);
-}
-END_TEST
-
-START_TEST(test_lock_is_exclusive)
-{
-	char path[128];
-	int a, fd;
-
-	a = cache_lock(root, "x.lock", 1000);
-	ck_assert_int_ge(a, 0);
-	sub(path, sizeof(path), "x.lock");
-	fd = open(path, O_RDONLY);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), -1);
-	ck_assert_int_eq(errno, EWOULDBLOCK);
-	cache_unlock(a);
-	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), 0);
-	close(fd);
+	ck_assert_int_eq(fileio_list(dir, ".json", &names, &n), -ENOTDIR);
 }
 END_TEST
 
@@ -377,11 +334,9 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_killed_writer);
 	tcase_add_test(tc, test_list);
-	tcase_add_test(tc, test_lock_timeout);
-	tcase_add_test(tc, test_lock_is_exclusive);
 }
 
 int main(void)
 {
-	return unit_run("cache", add_tests);
+	return unit_run("fileio", add_tests);
 }
