@@ -12,113 +12,42 @@
 #include <linux/netlink.h>
 #include <linux/rtnetlink.h>
 #include <netlink/attr.h>
-#include <netlink/handlers.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include "guid.h"
 #include "link.h"
 #include "netns.h"
-#include "nlack.h"
+#include "nlreq.h"
 
 /* linux/if.h has it, but clashes with the net/if.h that link.h includes */
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000
 #endif
 
-#define EXTACK_MAX NLACK_TEXT_MAX
-
 struct link_sock {
 	struct nl_sock *sk;
 	int netns;			/* where sk lives, to send links back here */
-	char extack[EXTACK_MAX];	/* the kernel's text for the last failed request */
+	char extack[NLREQ_TEXT_MAX];	/* the kernel's text for the last failed request */
 };
 
-/* What one request collects while its replies are read. */
-struct reply {
-	int (*parse)(struct nlmsghdr *nlh, void *arg);
-	void *arg;
-	int ret;		/* first non-zero return of parse */
-	int error;		/* -errno from the kernel's NLMSG_ERROR */
-	bool single;		/* a GET of one object: its reply is the end */
-	bool done;
-	char *extack;
-};
-
-static int on_valid(struct nl_msg *msg, void *arg)
+/* nlreq_exchange of msg, the kernel's text in s->extack. */
+static int request(struct link_sock *s, struct nl_msg *msg, nlreq_parse_fn *parse, void *arg)
 {
-	struct reply *r = arg;
-
-	/* keep reading after parse stopped, so no reply is left on the socket */
-	if (r->parse && r->ret == 0)
-		r->ret = r->parse(nlmsg_hdr(msg), r->arg);
-	r->done = r->single;
-	return NL_OK;
-}
-
-static int on_done(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct reply *)arg)->done = true;
-	return NL_STOP;
-}
-
-static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	struct reply *r = arg;
-
-	(void)nla;
-	r->error = e->error;
-	r->done = true;
-	nlack_text(e, r->extack, EXTACK_MAX);
-	return NL_STOP;
-}
-
-/* The one request helper: sends msg, feeds every reply to parse, waits for
- * the end: a change (no parse) asks for an ack, a dump ends with DONE, a GET
- * of one object with its reply (the kernel sends an error without being
- * asked); -errno, the kernel's text in s->extack. */
-static int request(struct link_sock *s, struct nl_msg *msg,
-		   int (*parse)(struct nlmsghdr *nlh, void *arg), void *arg)
-{
-	struct reply r = { .parse = parse, .arg = arg, .extack = s->extack };
-	struct nlmsghdr *nlh = nlmsg_hdr(msg);
-	struct nl_cb *cb;
+	bool dump = nlmsg_hdr(msg)->nlmsg_flags & NLM_F_DUMP;
 	int ret;
 
-	if (!parse)
-		nlh->nlmsg_flags |= NLM_F_ACK;
-	r.single = !(nlh->nlmsg_flags & (NLM_F_ACK | NLM_F_DUMP));
-	s->extack[0] = '\0';
-	cb = nl_cb_alloc(NL_CB_DEFAULT);
-	if (!cb)
-		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, &r);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, &r);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &r);
+	/* the sequence number and port, as nl_send_auto() would give them */
+	nl_complete_msg(s->sk, msg);
 	/* A dump's datagrams are sized by the kernel to its largest message
 	 * (rtnl_calcit) and more: read each whole, sized by a peek, or libnl
 	 * reports it truncated (NLE_MSG_TRUNC) on a host with busy links. */
-	if (nlh->nlmsg_flags & NLM_F_DUMP)
+	if (dump)
 		nl_socket_enable_msg_peek(s->sk);
-	ret = nl_send_auto(s->sk, msg);
-	while (ret >= 0 && !r.done)
-		ret = nl_recvmsgs(s->sk, cb);
-	if (nlh->nlmsg_flags & NLM_F_DUMP)
+	ret = nlreq_exchange(s->sk, nlmsg_hdr(msg), parse, arg, s->extack);
+	if (dump)
 		nl_socket_disable_msg_peek(s->sk);
-	nl_cb_put(cb);
-	if (r.error)
-		return r.error;
-	/* a dump that overlapped a change: every reply was read, and the
-	 * caller may walk again for a consistent view */
-	if (ret == -NLE_DUMP_INTR)
-		return r.ret < 0 ? r.ret : -EINTR;
-	if (ret < 0) {
-		snprintf(s->extack, EXTACK_MAX, "libnl: %s", nl_geterror(ret));
-		return -EIO;
-	}
-	return r.ret;
+	return ret;
 }
 
 /* Fills err with "<what>: <strerror>" and the kernel's text; returns ret. */
@@ -159,20 +88,10 @@ static struct nl_msg *link_msg(int type, int flags, int ifindex)
 
 static int open_socket(struct link_sock *s)
 {
-	int one = 1, fd;
+	int ret = nlreq_socket(NETLINK_ROUTE, false, &s->sk);
 
-	s->sk = nl_socket_alloc();
-	if (!s->sk)
-		return -ENOMEM;
-	if (nl_connect(s->sk, NETLINK_ROUTE) < 0)
-		return errno ? -errno : -EIO;
-	/* replies fit libnl's buffer but for dumps and a PF's VF list (link_vf_get) */
-	nl_socket_disable_msg_peek(s->sk);
-	nl_socket_disable_auto_ack(s->sk);
-	fd = nl_socket_get_fd(s->sk);
-	if (setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one)) < 0 ||
-	    setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one)) < 0)
-		return -errno;
+	if (ret < 0)
+		return ret;
 	s->netns = netns_current();
 	return s->netns < 0 ? s->netns : 0;
 }
@@ -227,7 +146,7 @@ void link_sock_close(struct link_sock *s)
 	free(s);
 }
 
-static int parse_link(struct nlmsghdr *nlh, struct link_info *out)
+static int parse_link(const struct nlmsghdr *nlh, struct link_info *out)
 {
 	static const struct nla_policy policy[IFLA_MAX + 1] = {
 		[IFLA_IFNAME] = { .type = NLA_STRING },
@@ -238,7 +157,8 @@ static int parse_link(struct nlmsghdr *nlh, struct link_info *out)
 	struct nlattr *tb[IFLA_MAX + 1];
 	const struct ifinfomsg *ifi;
 
-	if (nlmsg_parse(nlh, sizeof(*ifi), tb, IFLA_MAX, policy) < 0)
+	/* libnl's parser takes no const message; it does not write to it */
+	if (nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*ifi), tb, IFLA_MAX, policy) < 0)
 		return -EPROTO;
 	ifi = nlmsg_data(nlh);
 	memset(out, 0, sizeof(*out));
@@ -275,7 +195,7 @@ void link_addr_format(const struct link_info *link, char out[LINK_ADDR_STR_MAX])
 
 int link_decode(const void *buf, size_t len, struct link_info *out)
 {
-	struct nlmsghdr *nlh = (void *)buf;
+	const struct nlmsghdr *nlh = buf;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len || nlh->nlmsg_type != RTM_NEWLINK ||
 	    nlh->nlmsg_len < NLMSG_HDRLEN + sizeof(struct ifinfomsg))
@@ -283,7 +203,7 @@ int link_decode(const void *buf, size_t len, struct link_info *out)
 	return parse_link(nlh, out);
 }
 
-static int parse_one_link(struct nlmsghdr *nlh, void *arg)
+static int parse_one_link(const struct nlmsghdr *nlh, void *arg)
 {
 	return parse_link(nlh, arg);
 }
@@ -318,7 +238,7 @@ struct link_walk {
 	void *arg;
 };
 
-static int parse_each_link(struct nlmsghdr *nlh, void *arg)
+static int parse_each_link(const struct nlmsghdr *nlh, void *arg)
 {
 	struct link_walk *w = arg;
 	struct link_info info;
@@ -527,7 +447,7 @@ struct addr_list {
 	int n;
 };
 
-static int parse_addr(struct nlmsghdr *nlh, void *arg)
+static int parse_addr(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *tb[IFA_MAX + 1], *a;
 	struct addr_list *l = arg;
@@ -535,7 +455,7 @@ static int parse_addr(struct nlmsghdr *nlh, void *arg)
 	struct ipprefix *p;
 	size_t len;
 
-	if (nlmsg_parse(nlh, sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
+	if (nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*ifa), tb, IFA_MAX, NULL) < 0)
 		return -EPROTO;
 	ifa = nlmsg_data(nlh);
 	/* IFA_LOCAL is the address itself; IFA_ADDRESS the peer on point-to-point */
@@ -611,7 +531,7 @@ struct route_list {
 	int n;
 };
 
-static int parse_route(struct nlmsghdr *nlh, void *arg)
+static int parse_route(const struct nlmsghdr *nlh, void *arg)
 {
 	static const struct nla_policy policy[RTA_MAX + 1] = {
 		[RTA_OIF] = { .type = NLA_U32 },
@@ -624,7 +544,7 @@ static int parse_route(struct nlmsghdr *nlh, void *arg)
 	unsigned int table;
 	size_t len;
 
-	if (nlmsg_parse(nlh, sizeof(*rtm), tb, RTA_MAX, policy) < 0)
+	if (nlmsg_parse((struct nlmsghdr *)nlh, sizeof(*rtm), tb, RTA_MAX, policy) < 0)
 		return -EPROTO;
 	rtm = nlmsg_data(nlh);
 	table = tb[RTA_TABLE] ? nla_get_u32(tb[RTA_TABLE]) : rtm->rtm_table;
@@ -750,7 +670,7 @@ static int parse_vf_info(struct nlattr *info, int *vf, struct vf_config *out)
  * wraps IFLA_VFINFO_LIST's 16-bit length, yet all its entries are there. So
  * the top level is read only up to the list (IFLA_NUM_VF comes before it),
  * and the entries are walked by that count, bounded by the message's end. */
-static int parse_vf(struct nlmsghdr *nlh, void *arg)
+static int parse_vf(const struct nlmsghdr *nlh, void *arg)
 {
 	struct nlattr *a, *list = NULL;
 	struct vf_walk *w = arg;
@@ -798,7 +718,7 @@ int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out)
 {
 	struct vf_query q = { .vf = vf, .out = out };
 	struct vf_walk w = { .fn = match_vf, .arg = &q };
-	struct nlmsghdr *nlh = (void *)buf;
+	const struct nlmsghdr *nlh = buf;
 
 	if (len < NLMSG_HDRLEN || nlh->nlmsg_len > len)
 		return -EINVAL;
