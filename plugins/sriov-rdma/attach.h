@@ -10,6 +10,7 @@
 #include "env.h"
 #include "ipamexec.h"
 #include "link.h"
+#include "linkvf.h"
 #include "plugin.h"
 #include "rdmanl.h"
 #include "record.h"

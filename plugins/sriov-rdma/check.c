@@ -6,6 +6,7 @@
 #include <strings.h>
 
 #include "ipamexec.h"
+#include "linkip.h"
 #include "rdmanl.h"
 #include "steps.h"
 #include "verbs.h"

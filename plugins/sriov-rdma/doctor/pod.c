@@ -9,6 +9,7 @@
 #include <sys/mount.h>
 #include "attach.h"
 #include "fileio.h"
+#include "linkip.h"
 #include "netns.h"
 #include "pod.h"
 #include "sysfs.h"
