@@ -102,8 +102,8 @@ int cmd_gc(struct plugin_ctx *ctx)
 	if (ret == 0)
 		ret = collect_stale(ctx, &a->conf);
 	if (ret == 0 && a->conf.has_ipam)
-		ret = ipam_exec(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
-				&ctx->err);
+		ret = ipamexec_call(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+				    &ctx->err);
 	attach_free(a);
 	return ret;
 }

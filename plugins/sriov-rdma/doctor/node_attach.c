@@ -70,7 +70,7 @@ static struct attach *load(const char *dir, const char *cid, const char *ifname)
 	if (!a)
 		return NULL;
 	a->host_ns = a->pod_ns = a->lock_fd = -1;
-	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
+	a->ipam = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
 	snprintf(a->conf.data_dir, sizeof(a->conf.data_dir), "%s", dir);
 	attach_set_id(a, cid, ifname, "");
 	if (attach_load(a, &err) < 0) {
