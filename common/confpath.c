@@ -96,7 +96,10 @@ int confpath_parse_roots(const char *text, struct confpath_roots *out, int *line
 	return ret;
 }
 
-int confpath_var_run(const char *path, char *out, size_t size)
+/* path as /run/... in out when /var/run is the usual symlink (confpath_check);
+ * -ENOENT when path does not start /var/run/, -EPERM when /var/run is
+ * anything else, -ENAMETOOLONG when out is too small. */
+static int var_run(const char *path, char *out, size_t size)
 {
 	char target[8];
 	struct stat st;
@@ -227,7 +230,7 @@ int confpath_check(const char *key, char *path, size_t size, enum confpath_use u
 
 	if (!path[0])
 		return 0;
-	ret = confpath_var_run(path, resolved, sizeof(resolved));
+	ret = var_run(path, resolved, sizeof(resolved));
 	if (ret == 0 && strlen(resolved) < size)
 		strcpy(path, resolved);
 	ret = confpath_lexical(path);

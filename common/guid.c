@@ -81,15 +81,3 @@ bool guid_assigned(uint64_t guid)
 {
 	return guid != 0 && guid != UINT64_MAX;
 }
-
-int guid_from_ipoib_addr(const uint8_t *addr, size_t len, uint64_t *out)
-{
-	uint64_t guid = 0;
-
-	if (len != GUID_IPOIB_ADDR_LEN)
-		return -EINVAL;
-	for (size_t i = GUID_IPOIB_ADDR_LEN - 8; i < GUID_IPOIB_ADDR_LEN; i++)
-		guid = guid << 8 | addr[i];
-	*out = guid;
-	return 0;
-}
