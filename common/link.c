@@ -121,14 +121,10 @@ static int parse_each_link(const struct nlmsghdr *nlh, void *arg)
 
 int link_for_each(struct link_sock *s, int (*fn)(const struct link_info *, void *), void *arg)
 {
+	struct ifinfomsg ifi = { .ifi_family = AF_UNSPEC };
 	struct link_walk w = { .fn = fn, .arg = arg };
-	struct nl_msg *msg = linksock_link_msg(RTM_GETLINK, NLM_F_DUMP, 0);
-	int ret = -ENOMEM;
 
-	if (msg)
-		ret = linksock_request(s, msg, parse_each_link, &w);
-	nlmsg_free(msg);
-	return ret;
+	return linksock_dump(s, RTM_GETLINK, &ifi, sizeof(ifi), parse_each_link, &w);
 }
 
 struct parent_query {

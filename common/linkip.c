@@ -83,12 +83,8 @@ int link_addr_list(struct link_sock *s, int ifindex, struct ipprefix *out, int m
 {
 	struct ifaddrmsg ifa = { .ifa_family = AF_UNSPEC };
 	struct addr_list l = { .ifindex = ifindex, .out = out, .max = max };
-	struct nl_msg *msg = linksock_msg(RTM_GETADDR, NLM_F_DUMP, &ifa, sizeof(ifa));
-	int ret = -ENOMEM;
+	int ret = linksock_dump(s, RTM_GETADDR, &ifa, sizeof(ifa), parse_addr, &l);
 
-	if (msg)
-		ret = linksock_request(s, msg, parse_addr, &l);
-	nlmsg_free(msg);
 	*n = l.n;
 	return ret;
 }
@@ -179,12 +175,8 @@ int link_route_list(struct link_sock *s, int ifindex, struct link_route *out, in
 {
 	struct rtmsg rtm = { .rtm_family = AF_UNSPEC };
 	struct route_list l = { .ifindex = ifindex, .out = out, .max = max };
-	struct nl_msg *msg = linksock_msg(RTM_GETROUTE, NLM_F_DUMP, &rtm, sizeof(rtm));
-	int ret = -ENOMEM;
+	int ret = linksock_dump(s, RTM_GETROUTE, &rtm, sizeof(rtm), parse_route, &l);
 
-	if (msg)
-		ret = linksock_request(s, msg, parse_route, &l);
-	nlmsg_free(msg);
 	*n = l.n;
 	return ret;
 }

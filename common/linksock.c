@@ -65,6 +65,18 @@ struct nl_msg *linksock_link_msg(int type, int flags, int ifindex)
 	return linksock_msg(type, flags, &ifi, sizeof(ifi));
 }
 
+int linksock_dump(struct link_sock *s, int type, const void *hdr, size_t len, nlreq_parse_fn *parse,
+		  void *arg)
+{
+	struct nl_msg *msg = linksock_msg(type, NLM_F_DUMP, hdr, len);
+	int ret = -ENOMEM;
+
+	if (msg)
+		ret = linksock_request(s, msg, parse, arg);
+	nlmsg_free(msg);
+	return ret;
+}
+
 int linksock_change(struct link_sock *s, struct nl_msg *msg, int put)
 {
 	int ret = -ENOMEM;

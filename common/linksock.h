@@ -23,6 +23,10 @@ struct nl_msg *linksock_link_msg(int type, int flags, int ifindex);
 /* nlreq_exchange of msg on s, the kernel's text in s->extack; a dump is read
  * datagram by datagram, each sized by a peek. msg stays the caller's. */
 int linksock_request(struct link_sock *s, struct nl_msg *msg, nlreq_parse_fn *parse, void *arg);
+/* A dump of type (hdr, len: its fixed header, naming the family) through
+ * parse, as linksock_request. */
+int linksock_dump(struct link_sock *s, int type, const void *hdr, size_t len, nlreq_parse_fn *parse,
+		  void *arg);
 /* A change: sends msg (NULL: allocation failed) unless put, the return of
  * filling it, failed (-EMSGSIZE); frees msg. -errno. */
 int linksock_change(struct link_sock *s, struct nl_msg *msg, int put);
