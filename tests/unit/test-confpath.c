@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "confpath.h"
+#include "scratch.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -126,32 +127,10 @@ END_TEST
 
 /* ---- on disk ------------------------------------------------------------ */
 
-static char dir[64];
-
 static void setup(void)
 {
-	/* as root, under /run: an admin file in /tmp (1777) is not root's alone */
-	strcpy(dir, geteuid() == 0 ? "/run/test-confpath.XXXXXX" : "/tmp/test-confpath.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_make("test-confpath", true);
 	setenv(CONFPATH_ADMIN_ENV, "/nonexistent/allowed-roots", 1);
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *at(const char *rel)
-{
-	static char buf[4][256];
-	static int k;
-	char *p = buf[k++ % 4];
-
-	snprintf(p, 256, "%s/%s", dir, rel);
-	return p;
 }
 
 static const struct {
@@ -244,13 +223,13 @@ START_TEST(test_admin_file)
 {
 	struct cni_err err = { 0 };
 	char path[200] = "/confpath-test-w/state", want[1024];
-	FILE *f = fopen(at("roots"), "w");
+	FILE *f = fopen(scratch_at("roots"), "w");
 
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "# extra\nwrite /confpath-test-w/\nread /confpath-test-r\n");
 	fclose(f);
-	ck_assert_int_eq(chmod(at("roots"), 0644), 0);
-	setenv(CONFPATH_ADMIN_ENV, at("roots"), 1);
+	ck_assert_int_eq(chmod(scratch_at("roots"), 0644), 0);
+	setenv(CONFPATH_ADMIN_ENV, scratch_at("roots"), 1);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), 0);
 		strcpy(path, "/confpath-test-r/ca.crt");
@@ -259,14 +238,14 @@ START_TEST(test_admin_file)
 				 -EINVAL);
 		ck_assert_str_eq(err.msg, "logFile \"/confpath-test-r/ca.crt\" lies outside the allowed "
 			      "roots; allowed roots: /var/lib/cni/, /run/, /var/log/, /confpath-test-w/");
-		ck_assert_int_eq(chmod(at("roots"), 0664), 0);
+		ck_assert_int_eq(chmod(scratch_at("roots"), 0664), 0);
 		memset(&err, 0, sizeof(err));
 		strcpy(path, "/confpath-test-w/state");
 	}
 	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), -EINVAL);
 	snprintf(want, sizeof(want), "dataDir \"%s\" lies outside the allowed roots; allowed roots: "
 		 "/var/lib/cni/, /run/, /var/log/; %s is ignored: it, or a directory above it, is not "
-		 "root's alone", path, at("roots"));
+		 "root's alone", path, scratch_at("roots"));
 	ck_assert_str_eq(err.msg, want);
 }
 END_TEST
@@ -288,19 +267,19 @@ START_TEST(test_admin_file_bad_line)
 {
 	struct cni_err err = { 0 };
 	char path[200] = "/tmp/x", want[1024];
-	FILE *f = fopen(at("roots"), "w");
+	FILE *f = fopen(scratch_at("roots"), "w");
 
 	if (geteuid() != 0)
 		return;	/* test_admin_file covers the non-root case */
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "write /tmp/\nwrite tmp\n");
 	fclose(f);
-	ck_assert_int_eq(chmod(at("roots"), 0600), 0);
-	setenv(CONFPATH_ADMIN_ENV, at("roots"), 1);
+	ck_assert_int_eq(chmod(scratch_at("roots"), 0600), 0);
+	setenv(CONFPATH_ADMIN_ENV, scratch_at("roots"), 1);
 	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), -EINVAL);
 	snprintf(want, sizeof(want), "dataDir \"/tmp/x\" lies outside the allowed roots; allowed roots: "
 		 "/var/lib/cni/, /run/, /var/log/; %s is ignored: line 2 is not \"write DIR\" or "
-		 "\"read DIR\"", at("roots"));
+		 "\"read DIR\"", scratch_at("roots"));
 	ck_assert_str_eq(err.msg, want);
 }
 END_TEST
@@ -312,7 +291,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_under, 0, N(under));
 	tcase_add_loop_test(tc, test_parse_roots, 0, N(roots));
 	tcase_add_test(tc, test_parse_roots_too_many);
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, scratch_remove);
 	tcase_add_loop_test(tc, test_refusals, 0, N(refusals));
 	tcase_add_loop_test(tc, test_accepted, 0, N(accepted));
 	tcase_add_test(tc, test_var_run);

@@ -267,33 +267,24 @@ START_TEST(test_veth_facts)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("link");
-	TCase *tc = tcase_create("encode"), *rt;
-	SRunner *sr;
-	int failed;
-
 	tcase_add_test(tc, test_decode_ipoib_link);
 	tcase_add_test(tc, test_decode_link);
-	suite_add_tcase(s, tc);
-	if (geteuid() == 0) {
-		rt = tcase_create("netns");
-		tcase_add_checked_fixture(rt, veth_setup, veth_teardown);
-		tcase_add_test(rt, test_sock_open_netns);
-		tcase_add_test(rt, test_move);
-		tcase_add_test(rt, test_move_name_taken);
-		tcase_add_test(rt, test_move_bad_name);
-		tcase_add_test(rt, test_set);
-		tcase_add_test(rt, test_for_each);
-		tcase_add_test(rt, test_veth_facts);
-		suite_add_tcase(s, rt);
-	} else {
-		printf("note: not root, netns link cases not registered\n");
-	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static void add_root_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_sock_open_netns);
+	tcase_add_test(tc, test_move);
+	tcase_add_test(tc, test_move_name_taken);
+	tcase_add_test(tc, test_move_bad_name);
+	tcase_add_test(tc, test_set);
+	tcase_add_test(tc, test_for_each);
+	tcase_add_test(tc, test_veth_facts);
+}
+
+int main(void)
+{
+	return veth_run("link", add_tests, add_root_tests);
 }

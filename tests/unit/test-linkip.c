@@ -135,26 +135,13 @@ START_TEST(test_route)
 }
 END_TEST
 
+static void add_root_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_addr);
+	tcase_add_test(tc, test_route);
+}
+
 int main(void)
 {
-	Suite *s;
-	TCase *rt;
-	SRunner *sr;
-	int failed;
-
-	if (geteuid() != 0) {
-		printf("note: not root, netns linkip cases not registered\n");
-		return 77;
-	}
-	s = suite_create("linkip");
-	rt = tcase_create("netns");
-	tcase_add_checked_fixture(rt, veth_setup, veth_teardown);
-	tcase_add_test(rt, test_addr);
-	tcase_add_test(rt, test_route);
-	suite_add_tcase(s, rt);
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+	return veth_run("linkip", NULL, add_root_tests);
 }

@@ -458,33 +458,23 @@ START_TEST(test_vf_set_veth)
 }
 END_TEST
 
-int main(void)
+static void add_tests(TCase *tc)
 {
-	Suite *s = suite_create("linkvf");
-	TCase *tc = tcase_create("encode"), *rt;
-	SRunner *sr;
-	int failed;
-
 	tcase_add_loop_test(tc, test_encode, 0, sizeof(encode_cases) / sizeof(encode_cases[0]));
 	tcase_add_test(tc, test_encode_small_buffer);
 	tcase_add_loop_test(tc, test_decode_round_trip, 0, sizeof(round_trips) / sizeof(round_trips[0]));
 	tcase_add_test(tc, test_decode_pf_reply);
 	tcase_add_test(tc, test_decode_pf_reply_wrapped);
 	tcase_add_test(tc, test_decode_ib_pf_reply);
-	suite_add_tcase(s, tc);
-	if (geteuid() == 0) {
-		rt = tcase_create("netns");
-		tcase_add_checked_fixture(rt, veth_setup, veth_teardown);
-		tcase_add_test(rt, test_vf_get_veth);
-		tcase_add_loop_test(rt, test_vf_set_veth, 0,
-				    sizeof(vf_set_cases) / sizeof(vf_set_cases[0]));
-		suite_add_tcase(s, rt);
-	} else {
-		printf("note: not root, netns linkvf cases not registered\n");
-	}
-	sr = srunner_create(s);
-	srunner_run_all(sr, CK_NORMAL);
-	failed = srunner_ntests_failed(sr);
-	srunner_free(sr);
-	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
+
+static void add_root_tests(TCase *tc)
+{
+	tcase_add_test(tc, test_vf_get_veth);
+	tcase_add_loop_test(tc, test_vf_set_veth, 0, sizeof(vf_set_cases) / sizeof(vf_set_cases[0]));
+}
+
+int main(void)
+{
+	return veth_run("linkvf", add_tests, add_root_tests);
 }

@@ -9,76 +9,42 @@
 #include <sys/file.h>
 #include <sys/stat.h>
 #include "lockfile.h"
+#include "scratch.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
 
-static char root[64];
-
 static void setup(void)
 {
-	strcpy(root, "/tmp/test-lockfile.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(root));
-}
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", root);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static void sub(char *buf, size_t size, const char *rel)
-{
-	snprintf(buf, size, "%s/%s", root, rel);
-}
-
-static mode_t mode_of(const char *path)
-{
-	struct stat st;
-
-	ck_assert_int_eq(lstat(path, &st), 0);
-	return st.st_mode & 07777;
+	scratch_make("test-lockfile", false);
 }
 
 static const char *const bad_names[] = { "", ".", "..", "a/b", "../x", "/etc", NULL };
 
 START_TEST(test_bad_names)
 {
-	ck_assert_int_eq(lockfile_lock(root, bad_names[_i], 0), -EINVAL);
+	ck_assert_int_eq(lockfile_lock(scratch_dir, bad_names[_i], 0), -EINVAL);
 }
 END_TEST
 
 START_TEST(test_symlink_refused)
 {
-	char link[128], target[128];
-
-	sub(target, sizeof(target), "target");
-	sub(link, sizeof(link), "link");
-	ck_assert_int_eq(close(open(target, O_WRONLY | O_CREAT, 0600)), 0);
-	ck_assert_int_eq(symlink(target, link), 0);
-	ck_assert_int_eq(lockfile_lock(root, "link", 0), -ELOOP);
+	ck_assert_int_eq(close(open(scratch_at("target"), O_WRONLY | O_CREAT, 0600)), 0);
+	ck_assert_int_eq(symlink(scratch_at("target"), scratch_at("link")), 0);
+	ck_assert_int_eq(lockfile_lock(scratch_dir, "link", 0), -ELOOP);
 }
 END_TEST
 
 /* A lock dir with a symlink on its way: no lock file is made where it points. */
 START_TEST(test_dir_symlink_refused)
 {
-	char real[128], link[128], via[128], kept[128];
 	struct stat st;
 
-	sub(real, sizeof(real), "real");
-	sub(link, sizeof(link), "link");
-	sub(via, sizeof(via), "link/state");
-	sub(kept, sizeof(kept), "real/state/x.lock");
-	ck_assert_int_eq(mkdir(real, 0700), 0);
-	sub(real, sizeof(real), "real/state");
-	ck_assert_int_eq(mkdir(real, 0700), 0);
-	sub(real, sizeof(real), "real");
-	ck_assert_int_eq(symlink(real, link), 0);
-	ck_assert_int_lt(lockfile_lock(via, "x.lock", 0), 0);
-	ck_assert_int_ne(lstat(kept, &st), 0);
+	ck_assert_int_eq(mkdir(scratch_at("real"), 0700), 0);
+	ck_assert_int_eq(mkdir(scratch_at("real/state"), 0700), 0);
+	ck_assert_int_eq(symlink(scratch_at("real"), scratch_at("link")), 0);
+	ck_assert_int_lt(lockfile_lock(scratch_at("link/state"), "x.lock", 0), 0);
+	ck_assert_int_ne(lstat(scratch_at("real/state/x.lock"), &st), 0);
 }
 END_TEST
 
@@ -87,14 +53,14 @@ START_TEST(test_lock_timeout)
 	char path[128];
 	int a, b;
 
-	a = lockfile_lock(root, "vf.lock", 0);
+	a = lockfile_lock(scratch_dir, "vf.lock", 0);
 	ck_assert_int_ge(a, 0);
-	sub(path, sizeof(path), "vf.lock");
-	ck_assert_int_eq(mode_of(path), 0600);
+	scratch_path(path, sizeof(path), "vf.lock");
+	ck_assert_int_eq(scratch_mode(path), 0600);
 	/* a second open file description conflicts even in the same process */
-	ck_assert_int_eq(lockfile_lock(root, "vf.lock", 30), -ETIMEDOUT);
+	ck_assert_int_eq(lockfile_lock(scratch_dir, "vf.lock", 30), -ETIMEDOUT);
 	lockfile_unlock(a);
-	b = lockfile_lock(root, "vf.lock", 30);
+	b = lockfile_lock(scratch_dir, "vf.lock", 30);
 	ck_assert_int_ge(b, 0);
 	lockfile_unlock(b);
 	lockfile_unlock(-1);
@@ -106,9 +72,9 @@ START_TEST(test_lock_is_exclusive)
 	char path[128];
 	int a, fd;
 
-	a = lockfile_lock(root, "x.lock", 1000);
+	a = lockfile_lock(scratch_dir, "x.lock", 1000);
 	ck_assert_int_ge(a, 0);
-	sub(path, sizeof(path), "x.lock");
+	scratch_path(path, sizeof(path), "x.lock");
 	fd = open(path, O_RDONLY);
 	ck_assert_int_ge(fd, 0);
 	ck_assert_int_eq(flock(fd, LOCK_SH | LOCK_NB), -1);
@@ -121,7 +87,7 @@ END_TEST
 
 static void add_tests(TCase *tc)
 {
-	tcase_add_checked_fixture(tc, setup, teardown);
+	tcase_add_checked_fixture(tc, setup, scratch_remove);
 	tcase_add_loop_test(tc, test_bad_names, 0, N(bad_names));
 	tcase_add_test(tc, test_symlink_refused);
 	tcase_add_test(tc, test_dir_symlink_refused);

@@ -4,7 +4,9 @@
 
 #include <check.h>
 #include <sched.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <unistd.h>
 #include "link.h"
 #include "netns.h"
 
@@ -50,4 +52,40 @@ static inline int veth_ifindex(struct link_sock *s, const char *name)
 
 	ck_assert_int_eq(link_get_by_name(s, name, &info), 0);
 	return info.ifindex;
+}
+
+/* Runs module's cases: add_tests's without root (NULL: none), add_root_tests's
+ * with root, each in the veth fixture. Exit status 0 when every test
+ * passed, 77 (SKIP) when nothing could run. */
+static inline int veth_run(const char *module, void (*add_tests)(TCase *tc),
+			   void (*add_root_tests)(TCase *tc))
+{
+	Suite *s;
+	TCase *tc;
+	SRunner *sr;
+	int failed;
+
+	if (!add_tests && geteuid() != 0) {
+		printf("note: not root, netns %s cases not registered\n", module);
+		return 77;
+	}
+	s = suite_create(module);
+	if (add_tests) {
+		tc = tcase_create("encode");
+		add_tests(tc);
+		suite_add_tcase(s, tc);
+	}
+	if (geteuid() == 0) {
+		tc = tcase_create("netns");
+		tcase_add_checked_fixture(tc, veth_setup, veth_teardown);
+		add_root_tests(tc);
+		suite_add_tcase(s, tc);
+	} else {
+		printf("note: not root, netns %s cases not registered\n", module);
+	}
+	sr = srunner_create(s);
+	srunner_run_all(sr, CK_NORMAL);
+	failed = srunner_ntests_failed(sr);
+	srunner_free(sr);
+	return failed ? EXIT_FAILURE : EXIT_SUCCESS;
 }
