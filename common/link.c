@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Network links through rtnetlink: read one or all, move one into a netns, rename, alias, up, MAC. */
+/* Network links through rtnetlink: a socket in a netns, then links read, moved, renamed, aliased, set up. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/if_link.h>
@@ -11,11 +12,72 @@
 #include <netlink/msg.h>
 #include "link.h"
 #include "linksock.h"
+#include "netns.h"
 
 /* linux/if.h has it, but clashes with the net/if.h that link.h includes */
 #ifndef IFF_LOWER_UP
 #define IFF_LOWER_UP 0x10000
 #endif
+
+static int open_socket(struct link_sock *s)
+{
+	int ret = nlreq_socket(NETLINK_ROUTE, false, &s->sk);
+
+	if (ret < 0)
+		return ret;
+	s->netns = netns_current();
+	return s->netns < 0 ? s->netns : 0;
+}
+
+int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
+{
+	const char *what = "open rtnetlink socket";
+	struct link_sock *s;
+	int saved = -1, back, ret;
+
+	*out = NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s) {
+		ret = -ENOMEM;
+		goto out;
+	}
+	s->netns = -1;
+	if (netns_fd >= 0) {
+		what = "open the current netns";
+		saved = netns_current();
+		ret = saved;
+		if (ret < 0)
+			goto out;
+		what = "enter netns for rtnetlink socket";
+		ret = netns_enter(netns_fd);
+		if (ret < 0)
+			goto out;
+	}
+	what = "open rtnetlink socket";
+	ret = open_socket(s);
+	if (saved >= 0 && (back = netns_enter(saved)) < 0) {
+		what = "return to the original netns";
+		ret = back;
+	}
+out:
+	netns_close(saved);
+	if (ret < 0) {
+		cni_err_set(err, CNI_ERR_NETLINK, "failed to %s: %s", what, strerror(-ret));
+		link_sock_close(s);
+		return ret;
+	}
+	*out = s;
+	return 0;
+}
+
+void link_sock_close(struct link_sock *s)
+{
+	if (!s)
+		return;
+	nl_socket_free(s->sk);
+	netns_close(s->netns);
+	free(s);
+}
 
 static int parse_link(const struct nlmsghdr *nlh, struct link_info *out)
 {

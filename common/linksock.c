@@ -1,9 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The rtnetlink socket behind link.h: opened in a netns, and the request every link file sends through it. */
+/* The requests of the link*.c files: built with libnl, sent through the one netlink exchange, their errors named. */
 #include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include <linux/rtnetlink.h>
@@ -11,7 +10,6 @@
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include "linksock.h"
-#include "netns.h"
 
 int linksock_request(struct link_sock *s, struct nl_msg *msg, nlreq_parse_fn *parse, void *arg)
 {
@@ -85,64 +83,4 @@ int linksock_change(struct link_sock *s, struct nl_msg *msg, int put)
 		ret = put < 0 ? -EMSGSIZE : linksock_request(s, msg, NULL, NULL);
 	nlmsg_free(msg);
 	return ret;
-}
-
-static int open_socket(struct link_sock *s)
-{
-	int ret = nlreq_socket(NETLINK_ROUTE, false, &s->sk);
-
-	if (ret < 0)
-		return ret;
-	s->netns = netns_current();
-	return s->netns < 0 ? s->netns : 0;
-}
-
-int link_sock_open(int netns_fd, struct link_sock **out, struct cni_err *err)
-{
-	const char *what = "open rtnetlink socket";
-	struct link_sock *s;
-	int saved = -1, back, ret;
-
-	*out = NULL;
-	s = calloc(1, sizeof(*s));
-	if (!s) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	s->netns = -1;
-	if (netns_fd >= 0) {
-		what = "open the current netns";
-		saved = netns_current();
-		ret = saved;
-		if (ret < 0)
-			goto out;
-		what = "enter netns for rtnetlink socket";
-		ret = netns_enter(netns_fd);
-		if (ret < 0)
-			goto out;
-	}
-	what = "open rtnetlink socket";
-	ret = open_socket(s);
-	if (saved >= 0 && (back = netns_enter(saved)) < 0) {
-		what = "return to the original netns";
-		ret = back;
-	}
-out:
-	netns_close(saved);
-	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_NETLINK, "failed to %s: %s", what, strerror(-ret));
-		link_sock_close(s);
-		return ret;
-	}
-	*out = s;
-	return 0;
-}
-
-void link_sock_close(struct link_sock *s)
-{
-	if (!s)
-		return;
-	nl_socket_free(s->sk);
-	netns_close(s->netns);
-	free(s);
 }

@@ -4,11 +4,11 @@
 
 #include <stddef.h>
 #include "err.h"
-#include "link.h"
 #include "nlreq.h"
 
 struct nl_msg;
 
+/* One rtnetlink socket, bound to one netns (link_sock_open, link.h). */
 struct link_sock {
 	struct nl_sock *sk;
 	int netns;			/* where sk lives, to send links back here */
