@@ -1,7 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Network links through rtnetlink: a socket bound to one netns, and the links seen and changed through it.
- * (A link's addresses and routes: linkip.h; a PF's VFs: linkvf.h.) No libnl type shows here. */
+/* Network links through rtnetlink: a socket bound to one netns, and the links seen and changed through it. */
 #pragma once
+
+/* A link's addresses and routes are linkip.h's, a PF's VFs linkvf.h's. No
+ * libnl type shows in any of them. */
 
 #include <stdbool.h>
 #include <stdint.h>

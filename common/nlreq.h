@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* One netlink exchange for every family the plugins speak (rtnetlink, RDMA netlink), through libnl's core.
- * Only the netlink modules include this: nothing beyond them sees libnl types. */
+/* One netlink exchange for every family the plugins speak (rtnetlink, RDMA netlink), through libnl's core. */
 #pragma once
+
+/* Only the netlink modules include this: nothing beyond them sees libnl types. */
 
 #include <stdbool.h>
 #include <linux/netlink.h>
