@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* InfiniBand GUIDs: parsed from and printed to text, read from IPoIB addresses. */
+/* InfiniBand GUIDs: parsed from and printed to text. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>

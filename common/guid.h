@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The 64-bit InfiniBand GUID in the forms it comes in: text, and the tail of
- * an IPoIB hardware address. No I/O. */
+/* The 64-bit InfiniBand GUID in the text forms it comes in. No I/O. */
 #pragma once
 
 #include <stdbool.h>
