@@ -17,7 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
-#include "confpath.h"
+#include "safeopen.h"
 #include "lindex.h"
 #include "lrecord.h"
 #include "log.h"
@@ -1114,7 +1114,7 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	}
 	read_boot_id(l->boot_id);
 	/* dataDir is a config's: no symlink on the way, made as it is walked */
-	root = confpath_open_dir(l->root, true);
+	root = safeopen_dir(l->root, true);
 	if (root < 0) {
 		ret = root;
 		goto fail;

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "confpath.h"
+#include "safeopen.h"
 #include "log.h"
 #include "setup.h"
 
@@ -15,7 +16,7 @@
 /* A file the config names: reached without a symlink, a regular file. */
 static FILE *open_explicit(const char *path)
 {
-	int fd = confpath_open(path, O_RDONLY, 0);
+	int fd = safeopen_file(path, O_RDONLY, 0);
 	FILE *f;
 
 	if (fd < 0) {

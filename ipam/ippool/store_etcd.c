@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/socket.h>
 #include "confpath.h"
+#include "safeopen.h"
 #include "etcd.h"
 #include "etcd_layout.h"
 #include "env.h"
@@ -1014,7 +1015,7 @@ static int open_tls_files(struct estore *s, struct cni_err *err)
 			continue;
 		if (confpath_check(keys[i], paths[i], ETCD_STR_MAX, CONFPATH_READ_FILE, err))
 			return -EINVAL;
-		s->tls_fd[i] = confpath_open(paths[i], O_RDONLY, 0);
+		s->tls_fd[i] = safeopen_file(paths[i], O_RDONLY, 0);
 		if (s->tls_fd[i] < 0) {
 			cni_err_set(err, CNI_ERR_STORE, "etcd store: cannot open %s %s: %s", keys[i],
 				    paths[i], strerror(-s->tls_fd[i]));

@@ -9,9 +9,10 @@
 #include <cjson/cJSON.h>
 
 #include "attach.h"
-#include "cache.h"
 #include "confpath.h"
+#include "fileio.h"
 #include "guid.h"
+#include "lockfile.h"
 #include "log.h"
 #include "netns.h"
 
@@ -33,7 +34,7 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	a->pod_ns = -1;
 	a->lock_fd = -1;
 	a->guid_lock_fd = -1;
-	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
+	a->ipam = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
 	ret = cniargs_parse(ctx->env.args, &a->args, err);
 	if (ret == 0)
 		ret = conf_parse(ctx->conf, &a->args, conf_needs(ctx->env.cmd), &a->conf, err);
@@ -94,8 +95,8 @@ void attach_free(struct attach *a)
 		return;
 	cJSON_Delete(a->out);
 	free(a->devinfo_doc);
-	cache_unlock(a->guid_lock_fd);
-	cache_unlock(a->lock_fd);
+	lockfile_unlock(a->guid_lock_fd);
+	lockfile_unlock(a->lock_fd);
 	link_sock_close(a->pod_nl);
 	link_sock_close(a->host_nl);
 	netns_close(a->pod_ns);
@@ -132,10 +133,10 @@ int attach_open_netns(struct attach *a, bool missing_ok, struct cni_err *err)
 static int lock_in(const char *dir, const char *name, const char *what, int wait_ms,
 		   struct cni_err *err)
 {
-	int ret = cache_mkdir(dir);
+	int ret = fileio_mkdir(dir);
 
 	if (ret == 0)
-		ret = cache_lock(dir, name, wait_ms);
+		ret = lockfile_lock(dir, name, wait_ms);
 	if (ret < 0)
 		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
 			    "failed to lock %s in %s: %s", what, dir, strerror(-ret));
@@ -173,7 +174,7 @@ int attach_lock_guid(struct attach *a, uint64_t guid, int wait_ms, struct cni_er
 
 void attach_unlock_guid(struct attach *a)
 {
-	cache_unlock(a->guid_lock_fd);
+	lockfile_unlock(a->guid_lock_fd);
 	a->guid_lock_fd = -1;
 }
 
@@ -239,7 +240,7 @@ int attach_lock_holder(const char *lock_name, struct record_holder *h)
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	ret = cache_read_max(ATTACH_LOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
+	ret = fileio_read_max(ATTACH_LOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
 	if (ret == 0)
 		ret = record_holder_parse(text, len, h);
 	else if (ret == -EFBIG || ret == -EINVAL)
@@ -256,9 +257,9 @@ int attach_save(const struct attach *a, struct cni_err *err)
 
 	record_state_name(a->containerid, a->ifname, name, sizeof(name));
 	if (ret == 0)
-		ret = cache_mkdir(a->conf.data_dir);
+		ret = fileio_mkdir(a->conf.data_dir);
 	if (ret == 0)
-		ret = cache_write(a->conf.data_dir, name, text, strlen(text));
+		ret = fileio_write(a->conf.data_dir, name, text, strlen(text));
 	if (ret == 0 && record_holder_format(a->conf.data_dir, a->containerid, a->ifname, line) < 0)
 		log_warn("VF %s: dataDir %s cannot be named in its lock file", a->vf.bdf,
 			 a->conf.data_dir);
@@ -283,7 +284,7 @@ int attach_load(struct attach *a, struct cni_err *err)
 	int ret;
 
 	record_state_name(a->containerid, a->ifname, name, sizeof(name));
-	ret = cache_read_max(a->conf.data_dir, name, RECORD_STATE_MAX, &text, &len);
+	ret = fileio_read_max(a->conf.data_dir, name, RECORD_STATE_MAX, &text, &len);
 	if (ret == -ENOENT)
 		return ret;
 	if (ret < 0 && ret != -EFBIG && ret != -EINVAL) {
@@ -327,7 +328,7 @@ int attach_remove(struct attach *a, struct cni_err *err)
 	int ret;
 
 	record_state_name(a->containerid, a->ifname, name, sizeof(name));
-	ret = cache_remove(a->conf.data_dir, name);
+	ret = fileio_remove(a->conf.data_dir, name);
 	if (ret == 0 && attach_holder(a, &h) == 0 && attach_is_holder(a, &h))
 		holder_write(a, "");
 	if (ret < 0)

@@ -10,6 +10,7 @@
 #include "env.h"
 #include "ipamexec.h"
 #include "link.h"
+#include "linkvf.h"
 #include "plugin.h"
 #include "rdmanl.h"
 #include "record.h"
@@ -66,7 +67,7 @@ struct attach {
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
 	bool vf_set;			/* ADD: vf_apply sets conf.vf on the PF */
 	bool from_state;		/* DEL: a state file named this attachment */
-	struct ipam_run ipam;		/* the IPAM plugin while it runs beside a move */
+	struct ipamexec_run ipam;		/* the IPAM plugin while it runs beside a move */
 };
 
 /* Allocates, parses env/args/config; handles closed. */

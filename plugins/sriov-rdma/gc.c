@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "fileio.h"
 #include "ipamexec.h"
 #include "log.h"
 #include "steps.h"
@@ -67,7 +67,7 @@ static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
 	size_t n = 0;
 	int ret, failed = 0;
 
-	ret = cache_list(conf->data_dir, ".json", &names, &n);
+	ret = fileio_list(conf->data_dir, ".json", &names, &n);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0) {
@@ -102,8 +102,8 @@ int cmd_gc(struct plugin_ctx *ctx)
 	if (ret == 0)
 		ret = collect_stale(ctx, &a->conf);
 	if (ret == 0 && a->conf.has_ipam)
-		ret = ipam_exec(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
-				&ctx->err);
+		ret = ipamexec_call(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+				    &ctx->err);
 	attach_free(a);
 	return ret;
 }

@@ -8,7 +8,8 @@
 #include <time.h>
 #include <net/if_arp.h>
 
-#include "cache.h"
+#include "clock.h"
+#include "fileio.h"
 #include "guid.h"
 #include "log.h"
 #include "pcidrv.h"
@@ -139,7 +140,7 @@ static bool state_saves(const struct record_holder *h, uint64_t guid, struct att
 
 	record_state_name(h->containerid, h->ifname, name, sizeof(name));
 	memset(state, 0, sizeof(*state));
-	saves = cache_read_max(h->dir, name, RECORD_STATE_MAX, &text, &len) == 0 &&
+	saves = fileio_read_max(h->dir, name, RECORD_STATE_MAX, &text, &len) == 0 &&
 		record_state_decode(text, len, state) == 0 && state->ib &&
 		(state->ib_node_guid == guid || state->ib_port_guid == guid);
 	free(text);
@@ -158,7 +159,7 @@ static int state_holder(const struct attach *a, uint64_t guid, struct attach *st
 	int found = 0;
 	size_t n = 0;
 
-	if (cache_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
+	if (fileio_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!found && attach_lock_holder(names[i], &h) == 0 && h.dir[0] &&
@@ -272,24 +273,16 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Calls try every IB_POLL_MS while it returns -EAGAIN, for at most
  * IB_REFIND_MS: what the kernel (or udev) does after a probe or a move
  * takes its time. try's last return. */
 static int retry(struct attach *a, int (*try)(struct attach *a, void *arg), void *arg)
 {
-	long deadline = now_ms() + IB_REFIND_MS;
+	long deadline = clock_ms() + IB_REFIND_MS;
 	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
 	int ret;
 
-	while ((ret = try(a, arg)) == -EAGAIN && now_ms() < deadline)
+	while ((ret = try(a, arg)) == -EAGAIN && clock_ms() < deadline)
 		nanosleep(&pause, NULL);
 	return ret;
 }

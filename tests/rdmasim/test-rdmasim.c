@@ -28,6 +28,7 @@
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
 #include "link.h"
+#include "linkvf.h"
 #include "rdmanl.h"
 #include "state.h"
 

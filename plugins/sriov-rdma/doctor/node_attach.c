@@ -8,7 +8,7 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "attach.h"
-#include "cache.h"
+#include "fileio.h"
 #include "netns.h"
 #include "node.h"
 #include "procfs.h"
@@ -70,7 +70,7 @@ static struct attach *load(const char *dir, const char *cid, const char *ifname)
 	if (!a)
 		return NULL;
 	a->host_ns = a->pod_ns = a->lock_fd = -1;
-	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
+	a->ipam = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
 	snprintf(a->conf.data_dir, sizeof(a->conf.data_dir), "%s", dir);
 	attach_set_id(a, cid, ifname, "");
 	if (attach_load(a, &err) < 0) {
@@ -188,7 +188,7 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 	size_t count = 0;
 	int found = 0;
 
-	cache_list(dir, ".json", &names, &count);
+	fileio_list(dir, ".json", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		if (record_state_split(names[i], cid, sizeof(cid), ifname) == 0) {
 			check_state(n, dir, cid, ifname, r);
@@ -239,11 +239,11 @@ static void check_locks(struct report *r)
 	char *locks = NULL, **names = NULL;
 	size_t count = 0, held = 0;
 
-	if (cache_read("/proc", "locks", &locks, NULL) < 0) {
+	if (fileio_read("/proc", "locks", &locks, NULL) < 0) {
 		report_add(r, REPORT_WARN, "vf-locks", "node", "mount /proc", "cannot read /proc/locks");
 		return;
 	}
-	cache_list(ATTACH_LOCK_DIR, ".lock", &names, &count);
+	fileio_list(ATTACH_LOCK_DIR, ".lock", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		held += check_lock(names[i], locks, r);
 		free(names[i]);

@@ -9,7 +9,7 @@
 #include <sys/sysmacros.h>
 #include <unistd.h>
 #include "attach.h"
-#include "cache.h"
+#include "fileio.h"
 #include "ibdev.h"
 #include "node.h"
 #include "sysfs.h"
@@ -51,7 +51,7 @@ static bool dir_has_entries(const char *dir, const char *sub, char *first, size_
 	snprintf(path, sizeof(path), "%s/%s", dir, sub);
 	if (first)
 		first[0] = '\0';
-	if (cache_list(path, "", &names, &n) < 0)
+	if (fileio_list(path, "", &names, &n) < 0)
 		return false;
 	if (first && n)
 		snprintf(first, size, "%s", names[0]);
@@ -294,7 +294,7 @@ void node_pf_checks(struct node *n, struct report *r)
 	int pfs = 0;
 
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices", sysfs_root());
-	cache_list(dir, "", &names, &count);
+	fileio_list(dir, "", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		struct pf pf;
 

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* State files written atomically (0600 in 0700 dirs) and flock-based per-resource locks. */
+/* Whole files in one directory, written atomically so that no reader or killed writer sees half of one. */
 #include <errno.h>
 #include <fcntl.h>
 #include <dirent.h>
@@ -9,33 +9,24 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
-#include <sys/file.h>
 #include <sys/stat.h>
-#include "cache.h"
-#include "confpath.h"
-
-#define LOCK_POLL_NS (5 * 1000 * 1000)
-
-/* A name must stay inside dir: one path component, not "." or "..". */
-static bool valid_name(const char *name)
-{
-	return name && *name && !strchr(name, '/') && strcmp(name, ".") && strcmp(name, "..");
-}
+#include "fileio.h"
+#include "pathcomp.h"
+#include "safeopen.h"
 
 static int join(const char *dir, const char *name, char path[PATH_MAX])
 {
-	if (!valid_name(name))
+	if (!pathcomp_is_name(name))
 		return -EINVAL;
 	if (snprintf(path, PATH_MAX, "%s/%s", dir, name) >= PATH_MAX)
 		return -ENAMETOOLONG;
 	return 0;
 }
 
-int cache_mkdir(const char *dir)
+int fileio_mkdir(const char *dir)
 {
-	int fd = confpath_open_dir(dir, true);
+	int fd = safeopen_dir(dir, true);
 
 	if (fd < 0)
 		return fd;
@@ -59,7 +50,7 @@ static int write_all(int fd, const char *data, size_t len)
 }
 
 /* The temp file of name: one per name, so a writer killed half-way leaves
- * only this, which the next write of name truncates and cache_remove removes. */
+ * only this, which the next write of name truncates and fileio_remove removes. */
 static int temp_name(const char *name, char tmp[NAME_MAX + 1])
 {
 	return snprintf(tmp, NAME_MAX + 1, ".%s.tmp", name) > NAME_MAX ? -ENAMETOOLONG : 0;
@@ -70,10 +61,10 @@ static int open_for(const char *dir, const char *name, char tmp[NAME_MAX + 1])
 {
 	int ret;
 
-	if (!valid_name(name))
+	if (!pathcomp_is_name(name))
 		return -EINVAL;
 	ret = temp_name(name, tmp);
-	return ret ? ret : confpath_open_dir(dir, false);
+	return ret ? ret : safeopen_dir(dir, false);
 }
 
 /* The temp file, written and renamed to name; with sync, fsync'd before the
@@ -110,13 +101,13 @@ out:
 	return ret;
 }
 
-int cache_write(const char *dir, const char *name, const char *data, size_t len)
+int fileio_write(const char *dir, const char *name, const char *data, size_t len)
 {
 	return write_atomic(dir, name, data, len, 0600, false);
 }
 
-int cache_write_durable(const char *dir, const char *name, const char *data, size_t len,
-			mode_t mode)
+int fileio_write_durable(const char *dir, const char *name, const char *data, size_t len,
+			 mode_t mode)
 {
 	return write_atomic(dir, name, data, len, mode, true);
 }
@@ -173,12 +164,12 @@ out:
 	return ret;
 }
 
-int cache_read(const char *dir, const char *name, char **out, size_t *len)
+int fileio_read(const char *dir, const char *name, char **out, size_t *len)
 {
-	return cache_read_max(dir, name, SIZE_MAX, out, len);
+	return fileio_read_max(dir, name, SIZE_MAX, out, len);
 }
 
-int cache_read_max(const char *dir, const char *name, size_t max, char **out, size_t *len)
+int fileio_read_max(const char *dir, const char *name, size_t max, char **out, size_t *len)
 {
 	char path[PATH_MAX];
 	int fd, ret;
@@ -196,12 +187,12 @@ int cache_read_max(const char *dir, const char *name, size_t max, char **out, si
 	return ret;
 }
 
-int cache_read_fd(int fd, size_t max, char **out, size_t *len)
+int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	return read_fd(fd, max, out, len);
 }
 
-int cache_remove(const char *dir, const char *name)
+int fileio_remove(const char *dir, const char *name)
 {
 	char tmp[NAME_MAX + 1];
 	int dirfd = open_for(dir, name, tmp), ret = 0;
@@ -228,7 +219,7 @@ static bool has_suffix(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
-int cache_list(const char *dir, const char *suffix, char ***names, size_t *n)
+int fileio_list(const char *dir, const char *suffix, char ***names, size_t *n)
 {
 	char **list = NULL, **grown;
 	size_t cap = 0, count = 0;
@@ -272,63 +263,4 @@ out:
 	free(list);
 	closedir(d);
 	return ret;
-}
-
-static int lock_until(int fd, int timeout_ms)
-{
-	const struct timespec pause = { .tv_nsec = LOCK_POLL_NS };
-	struct timespec now, end;
-
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += (long)(timeout_ms % 1000) * 1000000;
-	if (end.tv_nsec >= 1000000000) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000;
-	}
-	for (;;) {
-		if (!flock(fd, LOCK_EX | LOCK_NB))
-			return 0;
-		if (errno != EWOULDBLOCK && errno != EINTR)
-			return -errno;
-		clock_gettime(CLOCK_MONOTONIC, &now);
-		if (now.tv_sec > end.tv_sec || (now.tv_sec == end.tv_sec && now.tv_nsec >= end.tv_nsec))
-			return -ETIMEDOUT;
-		nanosleep(&pause, NULL);
-	}
-}
-
-int cache_lock(const char *dir, const char *name, int timeout_ms)
-{
-	int dirfd, fd, ret;
-
-	if (!valid_name(name))
-		return -EINVAL;
-	dirfd = confpath_open_dir(dir, false);
-	if (dirfd < 0)
-		return dirfd;
-	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_CLOEXEC | O_NOFOLLOW, 0600);
-	ret = fd < 0 ? -errno : 0;
-	close(dirfd);
-	if (ret)
-		return ret;
-	if (timeout_ms > 0) {
-		ret = lock_until(fd, timeout_ms);
-	} else {
-		while ((ret = flock(fd, LOCK_EX)) && errno == EINTR)
-			;
-		if (ret)
-			ret = -errno;
-	}
-	if (ret) {
-		close(fd);
-		return ret;
-	}
-	return fd;
-}
-
-void cache_unlock(int fd)
-{
-	if (fd >= 0)
-		close(fd);
 }
