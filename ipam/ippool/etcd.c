@@ -7,10 +7,10 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <dlfcn.h>
 #include <curl/curl.h>
+#include "clock.h"
 #include "etcd.h"
 #include "store.h"
 #include "http.h"
@@ -30,8 +30,8 @@ struct etcd {
 	struct http_conn http;		/* http:// endpoints */
 	char token[TOKEN_MAX];
 	int cur;			/* endpoint in use */
-	struct timespec start;		/* of the command's clock */
-	struct timespec deadline;
+	long start;			/* of the command's clock (clock_ms) */
+	long deadline;
 	unsigned long conflicts;
 };
 
@@ -653,22 +653,14 @@ int etcd_conf_parse(const cJSON *store, struct etcd_conf *out, struct cni_err *e
 	return 0;
 }
 
-static long ms_until(const struct timespec *t)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (t->tv_sec - now.tv_sec) * 1000 + (t->tv_nsec - now.tv_nsec) / 1000000;
-}
-
 long etcd_elapsed_ms(const struct etcd *e)
 {
-	return -ms_until(&e->start);
+	return clock_ms() - e->start;
 }
 
 long etcd_remaining_ms(const struct etcd *e)
 {
-	long ms = ms_until(&e->deadline);
+	long ms = e->deadline - clock_ms();
 
 	return ms > 0 ? ms : 0;
 }
@@ -908,14 +900,8 @@ int etcd_open(const struct etcd_conf *conf, struct etcd **out, struct cni_err *e
 		goto fail;
 	http_init(&e->http);
 	e->conf = conf;
-	clock_gettime(CLOCK_MONOTONIC, &e->start);
-	e->deadline = e->start;
-	e->deadline.tv_sec += conf->timeout_ms / 1000;
-	e->deadline.tv_nsec += conf->timeout_ms % 1000 * 1000000L;
-	if (e->deadline.tv_nsec >= 1000000000L) {
-		e->deadline.tv_sec++;
-		e->deadline.tv_nsec -= 1000000000L;
-	}
+	e->start = clock_ms();
+	e->deadline = e->start + conf->timeout_ms;
 	/* Spread nodes over the members; failover walks on from there. */
 	e->cur = getpid() % conf->n_endpoints;
 	for (i = 0; i < conf->n_endpoints && is_http(conf->endpoints[i]); i++)

@@ -17,6 +17,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "clock.h"
 #include "safeopen.h"
 #include "lindex.h"
 #include "lrecord.h"
@@ -581,14 +582,6 @@ static void on_tick(int sig)
 	(void)sig;
 }
 
-static long ms_since(const struct timespec *t0)
-{
-	struct timespec now;
-
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	return (now.tv_sec - t0->tv_sec) * 1000 + (now.tv_nsec - t0->tv_nsec) / 1000000;
-}
-
 /* flock has no timeout. While it waits, a SIGALRM every LOCK_TICK_MS (no
  * SA_RESTART) interrupts it so that the deadline is checked: a periodic
  * timer, because one alarm firing just before flock sleeps would be lost.
@@ -600,21 +593,20 @@ static int lock_wait(struct local *l, struct cni_err *err)
 	struct sigaction tick = { .sa_handler = on_tick }, old;
 	const struct itimerval every = { { 0, LOCK_TICK_MS * 1000 }, { 0, LOCK_TICK_MS * 1000 } };
 	const struct itimerval off = { { 0, 0 }, { 0, 0 } };
-	struct timespec t0;
-	long waited = 0;
+	long t0, waited = 0;
 	int ret;
 
 	if (!flock(l->lockfd, LOCK_EX | LOCK_NB))
 		return 0;
 	if (errno != EWOULDBLOCK)
 		return fail(err, l, "cannot lock", "state", -errno);
-	clock_gettime(CLOCK_MONOTONIC, &t0);
+	t0 = clock_ms();
 	/* Neither call fails with these arguments. */
 	sigemptyset(&tick.sa_mask);
 	sigaction(SIGALRM, &tick, &old);
 	setitimer(ITIMER_REAL, &every, NULL);
 	while ((ret = flock(l->lockfd, LOCK_EX)) < 0 && errno == EINTR &&
-	       (waited = ms_since(&t0)) < l->timeout_ms)
+	       (waited = clock_ms() - t0) < l->timeout_ms)
 		;
 	ret = ret < 0 ? -errno : 0;
 	/* Disarmed before the old action is back: no tick arrives after. */
