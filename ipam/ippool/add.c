@@ -9,7 +9,7 @@
 #include "log.h"
 #include "result.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 /* runtimeConfig.ips and CNI_ARGS IP= (comma-separated). */
 static int want_addresses(struct ippool *p, const struct cni_args *args, struct cni_err *err)

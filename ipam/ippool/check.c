@@ -6,7 +6,7 @@
 #include "ipaddr.h"
 #include "range.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 static bool in_result(const struct cni_result *r, const struct pool_addr *a)
 {

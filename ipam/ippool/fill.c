@@ -7,7 +7,7 @@
 #include <time.h>
 #include "conf.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 static const char usage[] =
 	"usage: ippool fill --data-dir DIR --range CIDR --count N [--network NAME] [--prefix ID]\n"

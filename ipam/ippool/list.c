@@ -8,7 +8,7 @@
 #include <time.h>
 #include "conf.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 struct pools {
 	struct pool_info *v;
