@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Parses the whereabouts-compatible ipam block, its file fallback and requested addresses. */
 #include <arpa/inet.h>
-#include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
 #include "conf.h"
+#include "env.h"
 
 /* The block's key, else the file's. */
 static const cJSON *get(const cJSON *ipam, const cJSON *file, const char *key)
@@ -34,16 +34,6 @@ static int copy_str(const cJSON *v, const char *key, char *out, size_t size, str
 	}
 	strcpy(out, v->valuestring);
 	return 0;
-}
-
-bool conf_valid_name(const char *s)
-{
-	if (!isalnum((unsigned char)s[0]))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
-			return false;
-	return true;
 }
 
 const char *conf_file_path(const cJSON *ipam, bool *explicit)
@@ -291,7 +281,7 @@ static int read_scalars(const cJSON *ipam, const cJSON *file, struct pool_conf *
 		return -EINVAL;
 	if (!c->network[0])
 		strcpy(c->network, CONF_DEFAULT_NETWORK);
-	else if (!conf_valid_name(c->network) || strlen(c->network) > CONF_NETWORK_MAX) {
+	else if (!env_valid_id(c->network) || strlen(c->network) > CONF_NETWORK_MAX) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid network_name \"%s\": want %s, at most %d bytes",
 			    c->network, "[a-zA-Z0-9][a-zA-Z0-9_.-]*", CONF_NETWORK_MAX);
 		return -EINVAL;

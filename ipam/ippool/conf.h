@@ -56,6 +56,3 @@ int conf_want(struct pool_conf *c, const char *text, struct cni_err *err);
 /* The CNI result for a lease made from this config: ips[i] with the range's
  * prefix length and gateway, the routes and the dns. */
 void conf_result(const struct pool_conf *c, const struct pool_lease *lease, struct cni_result *out);
-
-/* design.md's name rule: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
-bool conf_valid_name(const char *s);

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "conf.h"
+#include "env.h"
 #include "setup.h"
 #include "cmds.h"
 
@@ -62,7 +63,7 @@ int tool_fill(int argc, char **argv)
 			count = strtol(optarg, NULL, 10);
 		else if (opt == 'p')
 			prefix = optarg;
-		else if (opt == 'N' && conf_valid_name(optarg) && strlen(optarg) < POOL_NAME_MAX)
+		else if (opt == 'N' && env_valid_id(optarg) && strlen(optarg) < POOL_NAME_MAX)
 			name = optarg;
 		else if (opt == 'd' || opt == 'r' || opt == 'n')
 			cJSON_AddStringToObject(ipam, keys[opt], optarg);

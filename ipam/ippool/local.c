@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* The local store: one lease file per attachment is the truth, mmap'd per-scope indexes are its cache. */
-#include <ctype.h>
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -18,6 +17,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "clock.h"
+#include "env.h"
 #include "safeopen.h"
 #include "lindex.h"
 #include "lrecord.h"
@@ -223,26 +223,12 @@ static int lease_read(struct local *l, const char *name, struct lrec_lease *s, s
 	return ret ? fail(err, l, "cannot read lease", name, ret) : 0;
 }
 
-/* design.md: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ */
-static bool valid_id(const char *s)
-{
-	if (!isalnum((unsigned char)*s))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
-			return false;
-	return true;
-}
-
+/* The attachment names a file: the CNI rules for both parts, and no '@'
+ * in the ifname (hold names use it). */
 static int lease_name(const struct pool_key *k, char *buf, size_t size, struct cni_err *err)
 {
-	const char *p;
-
-	for (p = k->ifname; *p; p++)
-		if (*p == '/' || *p == ':' || *p == '@' || isspace((unsigned char)*p))
-			break;
-	if (!valid_id(k->containerid) || !k->ifname[0] || *p || !strcmp(k->ifname, ".") ||
-	    !strcmp(k->ifname, "..") || snprintf(buf, size, "%s:%s", k->containerid, k->ifname) >= (int)size) {
+	if (!env_valid_id(k->containerid) || !env_valid_ifname(k->ifname) || strchr(k->ifname, '@') ||
+	    snprintf(buf, size, "%s:%s", k->containerid, k->ifname) >= (int)size) {
 		cni_err_set(err, CNI_ERR_ENV, "invalid attachment (%s, %s)", k->containerid, k->ifname);
 		return -EINVAL;
 	}
