@@ -75,7 +75,7 @@ int cmd_add(struct plugin_ctx *ctx)
 	for (int i = 0; i < lease.n_addrs; i++) {
 		char text[64];
 
-		pool_addr_format(lease.addrs[i].family, lease.addrs[i].addr, text, sizeof(text));
+		ipaddr_format_u128(lease.addrs[i].family, lease.addrs[i].addr, text);
 		log_info("ADD %s %s: %s in %s", owner.key.containerid, owner.key.ifname, text,
 			 lease.addrs[i].pool);
 	}

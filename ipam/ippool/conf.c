@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Parses the whereabouts-compatible ipam block, its file fallback and requested addresses. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -42,16 +41,6 @@ const char *conf_file_path(const cJSON *ipam, bool *explicit)
 
 	*explicit = cJSON_IsString(v);
 	return *explicit ? v->valuestring : CONF_DEFAULT_FILE;
-}
-
-static void to_ipaddr(int family, pool_u128 v, struct ipaddr *out)
-{
-	int n = family == AF_INET ? 4 : 16;
-
-	memset(out, 0, sizeof(*out));
-	out->family = family;
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		out->bytes[i] = (uint8_t)v;
 }
 
 /* One range block: range, range_start, range_end, exclude, gateway. */
@@ -100,8 +89,6 @@ static int add_range(struct pool_conf *c, const struct range_conf *rc, struct cn
 {
 	struct pool_span spans[RANGE_MAX_SKIP], *skip;
 	struct pool_range *r = &c->ranges[c->n_ranges];
-	int fam;
-	pool_u128 gw;
 
 	if (c->n_ranges == POOL_MAX_RANGES) {
 		cni_err_set(err, CNI_ERR_CONFIG, "too many ranges (max %d)", POOL_MAX_RANGES);
@@ -115,8 +102,9 @@ static int add_range(struct pool_conf *c, const struct range_conf *rc, struct cn
 		return -ENOMEM;
 	}
 	r->skip = memcpy(skip, spans, r->n_skip * sizeof(*skip));
-	if (rc->gateway[0] && !range_addr_parse(rc->gateway, &fam, &gw))
-		to_ipaddr(fam, gw, &c->gateway[c->n_ranges]);
+	/* range_build has checked it */
+	if (rc->gateway[0])
+		ipaddr_parse(rc->gateway, &c->gateway[c->n_ranges]);
 	c->n_ranges++;
 	return 0;
 }
@@ -161,18 +149,6 @@ out:
 	return ret;
 }
 
-static int parse_prefix(const char *s, struct ipprefix *out)
-{
-	int fam, len;
-	pool_u128 v;
-
-	if (range_prefix_parse(s, &fam, &v, &len))
-		return -EINVAL;
-	to_ipaddr(fam, v, &out->addr);
-	out->len = len;
-	return 0;
-}
-
 static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 {
 	const cJSON *e;
@@ -183,8 +159,6 @@ static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 		const cJSON *dst = cJSON_GetObjectItemCaseSensitive(e, "dst");
 		const cJSON *gw = cJSON_GetObjectItemCaseSensitive(e, "gw");
 		struct cni_route *r = &c->routes[c->n_routes];
-		int fam;
-		pool_u128 a;
 
 		if (c->n_routes == RESULT_MAX_ROUTES) {
 			cni_err_set(err, CNI_ERR_CONFIG, "too many routes (max %d)", RESULT_MAX_ROUTES);
@@ -192,16 +166,15 @@ static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 		}
 		if (!cJSON_IsString(dst) || (gw && !cJSON_IsString(gw)))
 			goto bad;
-		if (parse_prefix(dst->valuestring, &r->dst)) {
+		if (ipprefix_parse(dst->valuestring, &r->dst)) {
 			cni_err_set(err, CNI_ERR_CONFIG, "invalid route dst \"%s\"", dst->valuestring);
 			return -EINVAL;
 		}
 		if (gw) {
-			if (range_addr_parse(gw->valuestring, &fam, &a)) {
+			if (ipaddr_parse(gw->valuestring, &r->gw)) {
 				cni_err_set(err, CNI_ERR_CONFIG, "invalid route gw \"%s\"", gw->valuestring);
 				return -EINVAL;
 			}
-			to_ipaddr(fam, a, &r->gw);
 		}
 		c->n_routes++;
 	}
@@ -353,14 +326,14 @@ int conf_want(struct pool_conf *c, const char *text, struct cni_err *err)
 {
 	char buf[RANGE_TEXT_MAX];
 	char *slash;
-	pool_u128 a;
+	ipaddr_u128 a;
 	int fam;
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
-	if (range_addr_parse(buf, &fam, &a)) {
+	if (ipaddr_parse_u128(buf, &fam, &a)) {
 		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "invalid requested address \"%s\"", text);
 		return -EINVAL;
 	}
@@ -395,7 +368,7 @@ void conf_result(const struct pool_conf *c, const struct pool_lease *lease, stru
 		struct cni_ip *ip = &out->ips[out->n_ips++];
 
 		memset(ip, 0, sizeof(*ip));
-		to_ipaddr(a->family, a->addr, &ip->address.addr);
+		ipaddr_from_u128(a->family, a->addr, &ip->address.addr);
 		ip->address.len = a->prefix_len;
 		ip->iface = -1;
 		if (i < c->n_ranges)

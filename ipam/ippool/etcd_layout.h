@@ -29,7 +29,7 @@ void layout_owner_key(const char *prefix, const struct pool_key *k, char *out);
 void layout_info_key(const char *prefix, const char *net, const char *pool, char *out);
 /* The directory of a range's uniqueness scope, ending in '/'. */
 void layout_scope_dir(const char *prefix, const struct pool_range *r, char *out);
-void layout_addr_key(const char *dir, int family, pool_u128 a, char *out);
+void layout_addr_key(const char *dir, int family, ipaddr_u128 a, char *out);
 /* GC's index: the directory of one node's leases in one CNI network, ending
  * in '/', and the key of one lease in it. node is a hostname (at most
  * HOST_NAME_MAX bytes). */
@@ -39,11 +39,11 @@ void layout_gc_key(const char *prefix, const char *node, const struct pool_owner
  * dir + "<containerID>/<ifname>", both valid. */
 int layout_gc_parse(const char *dir, const char *key, struct pool_key *k);
 /* 8 (IPv4) or 32 (IPv6) lower-case hex digits; out holds 33 bytes. */
-void layout_hex_format(int family, pool_u128 a, char *out);
-int layout_hex_parse(const char *s, int family, pool_u128 *out);
+void layout_hex_format(int family, ipaddr_u128 a, char *out);
+int layout_hex_parse(const char *s, int family, ipaddr_u128 *out);
 
 /* An address key's value: its holder (k), or a hold until hold_until (k NULL). */
-char *layout_addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
+char *layout_addr_value(const struct pool_key *k, const char *pool, int family, ipaddr_u128 a,
 			int64_t hold_until);
 /* Held, or on a hold that has not run out at now. */
 bool layout_value_blocks(const char *value, int64_t now);
@@ -64,5 +64,5 @@ int layout_parse_lease(const char *prefix, const char *value, struct pool_lease 
 /* Pool info with the cursor: every usable address below it is held.
  * Parsing wants first <= last, usable within them and the cursor in
  * [first, last + 1]; -EINVAL (all zeroed) otherwise. */
-char *layout_info_value(const struct pool_info *pi, pool_u128 cursor);
-int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor);
+char *layout_info_value(const struct pool_info *pi, ipaddr_u128 cursor);
+int layout_parse_info(const char *value, struct pool_info *pi, ipaddr_u128 *cursor);

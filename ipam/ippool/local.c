@@ -325,7 +325,7 @@ static int hold_read(struct local *l, const char *name, struct lrec_hold *h)
 
 /* Rebuild: every address of every lease and live hold, per scope. */
 struct entry {
-	pool_u128 addr;
+	ipaddr_u128 addr;
 	size_t scope;
 };
 
@@ -357,7 +357,7 @@ static int grow_array(void **p, size_t *cap, size_t elem)
 	return 0;
 }
 
-static int collect_add(struct collect *c, const char *scope, pool_u128 addr)
+static int collect_add(struct collect *c, const char *scope, ipaddr_u128 addr)
 {
 	size_t i;
 
@@ -463,7 +463,7 @@ static int write_indexes(struct local *l, struct collect *c, struct cni_err *err
 {
 	char file[SCOPE_MAX + 8];
 	size_t i = 0, j, m;
-	pool_u128 *a = malloc((c->n ? c->n : 1) * sizeof(*a));
+	ipaddr_u128 *a = malloc((c->n ? c->n : 1) * sizeof(*a));
 	int ret = 0;
 
 	if (!a) {
@@ -722,14 +722,14 @@ static bool fits(const struct lrec_lease *s, const struct pool_range *ranges, in
 	return true;
 }
 
-static int pick(const struct pool_range *r, struct lidx *x, pool_u128 *a, struct cni_err *err)
+static int pick(const struct pool_range *r, struct lidx *x, ipaddr_u128 *a, struct cni_err *err)
 {
 	char text[64];
 
 	if (!r->has_want)
 		return pool_first_free(r, x->a, lidx_len(x), a) ? pool_err_exhausted(err, r) : 0;
 	if (lidx_has(x, r->want)) {
-		pool_addr_format(r->family, r->want, text, sizeof(text));
+		ipaddr_format_u128(r->family, r->want, text);
 		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
 			    text, r->pool);
 		return -EADDRINUSE;

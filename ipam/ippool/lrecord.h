@@ -21,7 +21,7 @@ struct lrec_lease {
 struct lrec_hold {
 	char scope[LREC_SCOPE_MAX];
 	int family;
-	pool_u128 addr;
+	ipaddr_u128 addr;
 	int64_t until;		/* unix seconds */
 };
 

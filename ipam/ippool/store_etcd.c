@@ -169,7 +169,7 @@ struct touch {
 	char key[KEY_MAX];
 	int64_t mod;
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 	bool hit;
 };
 
@@ -336,12 +336,12 @@ static int op_release(struct pool_store *ps, const struct pool_key *key, struct 
 struct pick {
 	char dir[KEY_MAX];	/* scope directory */
 	char key[KEY_MAX];	/* address key */
-	pool_u128 addr;
+	ipaddr_u128 addr;
 	int64_t mod;		/* of the address key, 0 when absent */
-	pool_u128 cursor;	/* the info's cursor after this reserve */
-	pool_u128 was;		/* the cursor the info held */
+	ipaddr_u128 cursor;	/* the info's cursor after this reserve */
+	ipaddr_u128 was;		/* the cursor the info held */
 	bool info_ok;		/* the info is there and describes this range */
-	pool_u128 from;		/* where the scan started */
+	ipaddr_u128 from;		/* where the scan started */
 	char start[KEY_MAX];	/* its first page: [start, end) */
 	char end[KEY_MAX];
 };
@@ -379,7 +379,7 @@ static void range_info(const struct pool_range *r, struct pool_info *pi)
 static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, struct pick *p)
 {
 	struct pool_info pi;
-	pool_u128 c;
+	ipaddr_u128 c;
 
 	p->info_ok = kvs->n && !layout_parse_info(kvs->kv[0].value, &pi, &c) &&
 		     pi.family == r->family && pi.shared == r->shared &&
@@ -390,7 +390,7 @@ static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, 
 }
 
 /* Addresses other ranges of this reserve already picked in the same scope. */
-static bool picked(const struct pick *p, int n, const char *dir, pool_u128 a)
+static bool picked(const struct pick *p, int n, const char *dir, ipaddr_u128 a)
 {
 	int i;
 
@@ -415,7 +415,7 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 	p->mod = kvs.n ? kvs.kv[0].mod_rev : 0;
 	if ((kvs.n && layout_value_blocks(kvs.kv[0].value, now_s())) ||
 	    picked(prev, n_prev, p->dir, r->want)) {
-		pool_addr_format(r->family, r->want, text, sizeof(text));
+		ipaddr_format_u128(r->family, r->want, text);
 		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
 			    text, r->pool);
 		ret = -EADDRINUSE;
@@ -425,7 +425,7 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 }
 
 /* Moves c past a skip interval it falls in; false when past the span. */
-static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
+static bool skip_to_usable(const struct pool_range *r, ipaddr_u128 *c, size_t *j)
 {
 	for (;;) {
 		while (*j < r->n_skip && r->skip[*j].last < *c)
@@ -438,14 +438,14 @@ static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
 }
 
 /* The address an address key of dir holds; false for any other key. */
-static bool key_addr(const char *key, const char *dir, int family, pool_u128 *a)
+static bool key_addr(const char *key, const char *dir, int family, ipaddr_u128 *a)
 {
 	size_t n = strlen(dir);
 
 	return !strncmp(key, dir, n) && !layout_hex_parse(key + n, family, a);
 }
 
-static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
+static void insert_sorted(ipaddr_u128 *t, size_t *n, ipaddr_u128 v)
 {
 	size_t i;
 
@@ -462,12 +462,12 @@ static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
 /* The lowest free address from c on (*lowest) and the nth one (*a), given
  * one page of held keys. Returns 0, 1 when the page ended before a free
  * address was seen, or -ENOSPC. */
-static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
+static int page_pick(const struct pool_range *r, ipaddr_u128 c, size_t j,
 		     const struct etcd_kvs *kvs, const struct pick *prev, int n_prev,
-		     const char *dir, unsigned int nth, pool_u128 *a, pool_u128 *lowest,
-		     pool_u128 *page_end)
+		     const char *dir, unsigned int nth, ipaddr_u128 *a, ipaddr_u128 *lowest,
+		     ipaddr_u128 *page_end)
 {
-	pool_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
+	ipaddr_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
 	struct pool_range rc = *r;
 	int64_t now = now_s();
 	size_t n = 0, i;
@@ -504,7 +504,7 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bool found,
 		      struct pick *p, bool *stuck)
 {
-	pool_u128 v;
+	ipaddr_u128 v;
 	size_t i;
 
 	for (i = 0; i < kvs->n; i++) {
@@ -522,13 +522,13 @@ static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bo
 /* Lowest free address of r from its cursor on, reading a page at a time;
  * pre is the first page when the last attempt's failure branch read it from
  * at most the cursor. */
-static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cursor,
+static int scan_pick(struct estore *s, const struct pool_range *r, ipaddr_u128 cursor,
 		     struct pick *p, const struct pick *prev, int n_prev,
-		     const struct etcd_kvs *pre, pool_u128 pre_from, unsigned int nth,
+		     const struct etcd_kvs *pre, ipaddr_u128 pre_from, unsigned int nth,
 		     struct cni_err *err)
 {
 	struct etcd_kvs kvs = { 0 };
-	pool_u128 c = cursor, page_end = 0, lowest = 0;
+	ipaddr_u128 c = cursor, page_end = 0, lowest = 0;
 	bool stuck = false, own;
 	size_t j = 0;
 	int ret;
@@ -587,7 +587,7 @@ struct snap {
 	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
 	char gc_key[KEY_MAX];	/* the lease's GC index key, "" without a CNI network */
 	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
-	pool_u128 from[POOL_MAX_RANGES];
+	ipaddr_u128 from[POOL_MAX_RANGES];
 };
 
 static void snap_release(struct snap *sn)
@@ -926,7 +926,7 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 {
 	const struct list_arg *la = arg;
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 
 	if (layout_parse_info(kv->value, &pi, &cursor))
 		return corrupt(s, kv->key, err);

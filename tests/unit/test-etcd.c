@@ -474,13 +474,13 @@ START_TEST(http_header_limit)
 END_TEST
 
 /* Key order must be address order: etcd range reads walk keys lexically. */
-static const pool_u128 ordered[] = { 0, 1, 9, 10, 15, 16, 255, 256, 0xc0000201, 0xc00002ff,
+static const ipaddr_u128 ordered[] = { 0, 1, 9, 10, 15, 16, 255, 256, 0xc0000201, 0xc00002ff,
 				     0xfffffffe };
 
 START_TEST(hex_keys_sort_as_addresses)
 {
 	char a[33], b[33];
-	pool_u128 back;
+	ipaddr_u128 back;
 
 	layout_hex_format(AF_INET, ordered[_i], a);
 	ck_assert_uint_eq(strlen(a), 8);
@@ -495,7 +495,7 @@ END_TEST
 
 START_TEST(hex_v6_and_bad_input)
 {
-	pool_u128 v = ((pool_u128)0x20010db8 << 96) | 1, back;
+	ipaddr_u128 v = ((ipaddr_u128)0x20010db8 << 96) | 1, back;
 	char h[33];
 
 	layout_hex_format(AF_INET6, v, h);
@@ -539,7 +539,7 @@ START_TEST(lease_round_trip)
 			   .pod_name = "p", .pod_uid = "u", .created = 1796034403 },
 		.addrs = { { "_", "192.0.2.0/24", AF_INET, 24, 0xc0000201 },
 			   { "_", "2001:db8::/64", AF_INET6, 64,
-			     ((pool_u128)0x20010db8 << 96) | 2 } },
+			     ((ipaddr_u128)0x20010db8 << 96) | 2 } },
 		.n_addrs = 2,
 	}, back;
 	char *v = layout_lease_value(&l, keys, "node-1");
@@ -703,7 +703,7 @@ START_TEST(info_round_trip)
 	struct pool_info pi = { .network = "_", .pool = "10.56.0.0/16", .family = AF_INET,
 				.shared = true, .span = { 0x0a380001, 0x0a38fffe }, .usable = 65278 },
 			 back;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 	char *v = layout_info_value(&pi, 0x0a380103);
 
 	ck_assert_int_eq(layout_parse_info(v, &back, &cursor), 0);
@@ -740,7 +740,7 @@ static const struct {
 START_TEST(info_checks)
 {
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 
 	ck_assert_int_eq(layout_parse_info(infos[_i].value, &pi, &cursor), infos[_i].ret);
 }

@@ -224,10 +224,10 @@ START_TEST(test_result)
 	ck_assert_int_eq(conf_parse(ipam, NULL, &conf, &err), 0);
 	lease.addrs[0].family = AF_INET;
 	lease.addrs[0].prefix_len = 24;
-	ck_assert_int_eq(range_addr_parse("192.0.2.7", &fam, &lease.addrs[0].addr), 0);
+	ck_assert_int_eq(ipaddr_parse_u128("192.0.2.7", &fam, &lease.addrs[0].addr), 0);
 	lease.addrs[1].family = AF_INET6;
 	lease.addrs[1].prefix_len = 64;
-	ck_assert_int_eq(range_addr_parse("2001:db8::7", &fam, &lease.addrs[1].addr), 0);
+	ck_assert_int_eq(ipaddr_parse_u128("2001:db8::7", &fam, &lease.addrs[1].addr), 0);
 	conf_result(&conf, &lease, &res);
 	ck_assert_int_eq(res.n_ips, 2);
 	ipprefix_format(&res.ips[0].address, buf);
