@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "conf.h"
+#include "poolconf.h"
 #include "env.h"
 #include "setup.h"
 #include "cmds.h"
@@ -72,13 +72,13 @@ int tool_fill(int argc, char **argv)
 	}
 	if (count < 0 || !cJSON_GetObjectItem(ipam, "dataDir") || !cJSON_GetObjectItem(ipam, "range"))
 		goto usage;
-	if (conf_parse(ipam, NULL, c, &err)) {
+	if (poolconf_parse(ipam, NULL, NULL, c, &err)) {
 		fprintf(stderr, "ippool fill: %s\n", err.msg);
 		ret = 1;
 		goto out;
 	}
 	ret = fill(c, prefix, name, count);
-	conf_release(c);
+	poolconf_release(c);
 	goto out;
 usage:
 	fputs(usage, stderr);

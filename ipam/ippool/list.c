@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "conf.h"
+#include "poolconf.h"
 #include "setup.h"
 #include "cmds.h"
 
@@ -84,7 +84,7 @@ static int print_pool(struct pool_store *s, const struct pool_info *pi, struct c
 	range_u128_format(p.used, used, sizeof(used));
 	range_u128_format(pi->usable > p.used ? pi->usable - p.used : 0, freec, sizeof(freec));
 	printf("network %s pool %s (%s..%s): %s reserved, %s free of %s\n",
-	       strcmp(pi->network, CONF_DEFAULT_NETWORK) ? pi->network : "(default)", pi->pool,
+	       strcmp(pi->network, POOLCONF_DEFAULT_NETWORK) ? pi->network : "(default)", pi->pool,
 	       first, last, used, freec, usable);
 	p.print = true;
 	return s->ops->list(s, NULL, visit, &p, err);
@@ -137,7 +137,7 @@ fail:
 out:
 	pool_store_close(s);
 	free(pools.v);
-	conf_release(c);
+	poolconf_release(c);
 	free(c);
 	return ret;
 }
