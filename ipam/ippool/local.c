@@ -1078,7 +1078,7 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 		cni_err_set(err, CNI_ERR_STORE, "out of memory");
 		return -ENOMEM;
 	}
-	l->base.ops = &pool_store_local;
+	l->base.ops = &local_store_ops;
 	l->lockfd = -1;
 	for (int i = 0; i < 4; i++)
 		l->dir[i] = -1;
@@ -1123,7 +1123,7 @@ fail_set:
 	return ret;
 }
 
-const struct pool_store_ops pool_store_local = {
+const struct pool_store_ops local_store_ops = {
 	.name = "local",
 	.open = local_open,
 	.close = local_close,

@@ -199,9 +199,9 @@ struct pool_store {
 	const struct pool_store_ops *ops;
 };
 
-/* Backends, registered in the table in store.c (one line each). */
-extern const struct pool_store_ops pool_store_local;
-extern const struct pool_store_ops pool_store_etcd;
+/* Backends (local/, etcd/), registered in the table in store.c (one line each). */
+extern const struct pool_store_ops local_store_ops;
+extern const struct pool_store_ops etcd_store_ops;
 
 /* Opens the backend named name ("" or NULL = "local"); unknown names are
  * CNI_ERR_CONFIG naming the value. */

@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <sys/socket.h>
-#include "etcd.h"
+#include "etcd_client.h"
 #include "etcd_layout.h"
 #include "http.h"
 
@@ -357,12 +357,12 @@ START_TEST(unreachable_endpoint_is_try_again_naming_it)
 	struct etcd *e;
 
 	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
-	ck_assert_int_eq(etcd_open(&conf, &e, &err), 0);
+	ck_assert_int_eq(etcd_connect(&conf, &e, &err), 0);
 	ck_assert_int_lt(etcd_range(e, "k", NULL, 0, &kvs, &err), 0);
 	ck_assert_int_eq(err.code, CNI_ERR_TRY_AGAIN);
 	ck_assert_msg(strstr(err.msg, "http://127.0.0.1:1"), "message: %s", err.msg);
 	ck_assert_int_eq(kvs.n, 0);
-	etcd_close(e);
+	etcd_disconnect(e);
 	cJSON_Delete(j);
 }
 END_TEST

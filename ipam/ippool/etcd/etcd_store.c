@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include "confpath.h"
 #include "safeopen.h"
-#include "etcd.h"
+#include "etcd_client.h"
 #include "etcd_layout.h"
 #include "env.h"
 #include "log.h"
@@ -325,7 +325,7 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 	return contention(s, key, err);
 }
 
-static int op_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
+static int etcd_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
 {
 	return check_key(key, err) ? -EINVAL : release_key((struct estore *)ps, key, err);
 }
@@ -713,7 +713,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	return ret ? ret : done ? 0 : LOST;
 }
 
-static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
+static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
 		      const struct pool_range *r, int n, struct pool_lease *out,
 		      struct cni_err *err)
 {
@@ -756,7 +756,7 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 
 /* ---- lookup, gc, list, status ---- */
 
-static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct pool_lease *out,
+static int etcd_lookup(struct pool_store *ps, const struct pool_key *k, struct pool_lease *out,
 		     struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -906,7 +906,7 @@ static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struc
 
 /* Reads only this node's index entries of the network, not every lease of
  * the cluster (README, "How a change is made": measured). */
-static int op_gc(struct pool_store *ps, const char *cni_network, const struct cni_attachment *valid,
+static int etcd_gc(struct pool_store *ps, const char *cni_network, const struct cni_attachment *valid,
 		 int n_valid, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -944,7 +944,7 @@ static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, str
 	return ret ? ret : la->lease_fn(&l, la->arg);
 }
 
-static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn lease_fn,
+static int etcd_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn lease_fn,
 		   void *arg, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -963,7 +963,7 @@ static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn le
 
 /* Reads the prefix, then sends a txn whose compare cannot hold (version -1)
  * so etcd checks write permission on it without writing anything. */
-static int op_status(struct pool_store *ps, struct cni_err *err)
+static int etcd_status(struct pool_store *ps, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
 	char key[KEY_MAX];
@@ -986,7 +986,7 @@ static int op_status(struct pool_store *ps, struct cni_err *err)
 	return ret;
 }
 
-static void op_close(struct pool_store *ps)
+static void etcd_close(struct pool_store *ps)
 {
 	struct estore *s = (struct estore *)ps;
 
@@ -995,7 +995,7 @@ static void op_close(struct pool_store *ps)
 	if (getenv("IPPOOL_ETCD_STATS") && s->e)
 		fprintf(stderr, "ippool etcd stats: conflicts=%lu elapsed_ms=%ld\n",
 			etcd_conflicts(s->e), etcd_elapsed_ms(s->e));
-	etcd_close(s->e);
+	etcd_disconnect(s->e);
 	for (int i = 0; i < 3; i++)
 		if (s->tls_fd[i] >= 0)
 			close(s->tls_fd[i]);
@@ -1026,7 +1026,7 @@ static int open_tls_files(struct estore *s, struct cni_err *err)
 	return 0;
 }
 
-static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+static int etcd_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
 {
 	struct estore *s = calloc(1, sizeof(*s));
 	int ret;
@@ -1034,7 +1034,7 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	*out = NULL;
 	if (!s)
 		return oom(err);
-	s->base.ops = &pool_store_etcd;
+	s->base.ops = &etcd_store_ops;
 	s->tls_fd[0] = s->tls_fd[1] = s->tls_fd[2] = -1;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
@@ -1052,23 +1052,23 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	if (!ret)
 		ret = open_tls_files(s, err);
 	if (!ret)
-		ret = etcd_open(&s->conf, &s->e, err);
+		ret = etcd_connect(&s->conf, &s->e, err);
 	if (ret) {
-		op_close(&s->base);
+		etcd_close(&s->base);
 		return ret;
 	}
 	*out = &s->base;
 	return 0;
 }
 
-const struct pool_store_ops pool_store_etcd = {
+const struct pool_store_ops etcd_store_ops = {
 	.name = "etcd",
-	.open = op_open,
-	.close = op_close,
-	.status = op_status,
-	.reserve = op_reserve,
-	.release = op_release,
-	.lookup = op_lookup,
-	.gc = op_gc,
-	.list = op_list,
+	.open = etcd_open,
+	.close = etcd_close,
+	.status = etcd_status,
+	.reserve = etcd_reserve,
+	.release = etcd_release,
+	.lookup = etcd_lookup,
+	.gc = etcd_gc,
+	.list = etcd_list,
 };

@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <cjson/cJSON.h>
 #include "env.h"
-#include "etcd.h"
+#include "etcd_conf.h"
 #include "etcd_layout.h"
 #include "json.h"
 #include "range.h"
