@@ -25,16 +25,19 @@ static int prefix_parse(const char *s, int *family, ipaddr_u128 *out, int *len)
 	return 0;
 }
 
-ipaddr_u128 range_host_mask(int family, int len)
+/* Addresses in a prefix of length len minus one: the host part mask. */
+static ipaddr_u128 host_mask(int family, int len)
 {
 	int host = family_bits(family) - len;
 
 	return host >= 128 ? ~(ipaddr_u128)0 : ((ipaddr_u128)1 << host) - 1;
 }
 
-int range_usable(int family, ipaddr_u128 net, int len, struct pool_span *out)
+/* First and last usable address of net/len (network and all-ones excluded);
+ * -EDOM when there is none (/31, /32, /127, /128). */
+static int usable_span(int family, ipaddr_u128 net, int len, struct pool_span *out)
 {
-	ipaddr_u128 host = range_host_mask(family, len);
+	ipaddr_u128 host = host_mask(family, len);
 
 	if (host < 3)
 		return -EDOM;
@@ -98,8 +101,8 @@ static int parse_dash_form(const char *s, int *family, ipaddr_u128 *net, int *le
 	if (prefix_parse(dash + 1, &f2, last, len) || f1 != f2)
 		return -EINVAL;
 	*family = f1;
-	*net = *first & ~range_host_mask(f1, *len);
-	return (*last & ~range_host_mask(f1, *len)) == *net ? 0 : -EDOM;
+	*net = *first & ~host_mask(f1, *len);
+	return (*last & ~host_mask(f1, *len)) == *net ? 0 : -EDOM;
 }
 
 static int err_two_networks(const char *range, int family, ipaddr_u128 first, ipaddr_u128 last, int len,
@@ -138,7 +141,7 @@ static int parse_exclude(const char *s, int family, struct pool_span *out,
 	if (fam != family)
 		goto bad;
 	if (strchr(s, '/'))
-		host = range_host_mask(fam, len);
+		host = host_mask(fam, len);
 	out->first = a & ~host;
 	out->last = a | host;
 	return 0;
@@ -243,11 +246,11 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\"", rc->range);
 		return -EINVAL;
 	}
-	net &= ~range_host_mask(r->family, len);
+	net &= ~host_mask(r->family, len);
 	r->prefix_len = len;
 	ipaddr_format_u128(r->family, net, text);
 	snprintf(r->pool, sizeof(r->pool), "%s/%d", text, len);
-	if (range_usable(r->family, net, len, &usable)) {
+	if (usable_span(r->family, net, len, &usable)) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\": a /%d has no usable address",
 			    rc->range, len);
 		return -EINVAL;

@@ -20,12 +20,6 @@ struct range_conf {
 	int n_exclude;
 };
 
-/* Addresses in a prefix of length len minus one: the host part mask. */
-ipaddr_u128 range_host_mask(int family, int len);
-/* First and last usable address of net/len (network and all-ones excluded);
- * -EDOM when there is none (/31, /32, /127, /128). */
-int range_usable(int family, ipaddr_u128 net, int len, struct pool_span *out);
-
 /* Resolves one config block into *out (skip points into skip_buf, which
  * must hold RANGE_MAX_SKIP spans). network and shared are copied. Config
  * errors (CNI_ERR_CONFIG) name the key and the value. */

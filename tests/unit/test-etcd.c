@@ -482,12 +482,12 @@ START_TEST(hex_keys_sort_as_addresses)
 	char a[33], b[33];
 	ipaddr_u128 back;
 
-	layout_hex_format(AF_INET, ordered[_i], a);
+	layout_addr_key("", AF_INET, ordered[_i], a);
 	ck_assert_uint_eq(strlen(a), 8);
 	ck_assert_int_eq(layout_hex_parse(a, AF_INET, &back), 0);
 	ck_assert(back == ordered[_i]);
 	if (_i + 1 < (int)(sizeof(ordered) / sizeof(ordered[0]))) {
-		layout_hex_format(AF_INET, ordered[_i + 1], b);
+		layout_addr_key("", AF_INET, ordered[_i + 1], b);
 		ck_assert_int_lt(strcmp(a, b), 0);
 	}
 }
@@ -498,7 +498,7 @@ START_TEST(hex_v6_and_bad_input)
 	ipaddr_u128 v = ((ipaddr_u128)0x20010db8 << 96) | 1, back;
 	char h[33];
 
-	layout_hex_format(AF_INET6, v, h);
+	layout_addr_key("", AF_INET6, v, h);
 	ck_assert_str_eq(h, "20010db8000000000000000000000001");
 	ck_assert_int_eq(layout_hex_parse(h, AF_INET6, &back), 0);
 	ck_assert(back == v);

@@ -96,7 +96,8 @@ static int hex_width(int family)
 	return family == AF_INET ? 8 : 32;
 }
 
-void layout_hex_format(int family, ipaddr_u128 a, char *out)
+/* out holds 33 bytes. */
+static void hex_format(int family, ipaddr_u128 a, char *out)
 {
 	int w = hex_width(family), i;
 
@@ -128,7 +129,7 @@ void layout_addr_key(const char *dir, int family, ipaddr_u128 a, char *out)
 	size_t n = strnlen(dir, LAYOUT_KEY_MAX - 33);
 
 	memcpy(out, dir, n);
-	layout_hex_format(family, a, out + n);
+	hex_format(family, a, out + n);
 }
 
 /* The value of an address key: who holds it, or until when it is on hold. */
@@ -317,9 +318,9 @@ char *layout_info_value(const struct pool_info *r, ipaddr_u128 cursor)
 	char first[33], last[33], cur[33], usable[48];
 	bool ok;
 
-	layout_hex_format(r->family, r->span.first, first);
-	layout_hex_format(r->family, r->span.last, last);
-	layout_hex_format(r->family, cursor, cur);
+	hex_format(r->family, r->span.first, first);
+	hex_format(r->family, r->span.last, last);
+	hex_format(r->family, cursor, cur);
 	range_u128_format(r->usable, usable, sizeof(usable));
 	ok = o && cJSON_AddStringToObject(o, "network", r->network) &&
 	     cJSON_AddStringToObject(o, "pool", r->pool) &&

@@ -52,7 +52,8 @@ static int corrupt(const struct estore *s, const char *key, struct cni_err *err)
 	return -EIO;
 }
 
-/* The attachment becomes part of a key: design.md's rules keep it one. */
+/* The attachment becomes part of a key: the id rules of docs/internals.md
+ * (Contracts) keep it one. */
 static int check_key(const struct pool_key *k, struct cni_err *err)
 {
 	if (env_valid_id(k->containerid) && env_valid_ifname(k->ifname))

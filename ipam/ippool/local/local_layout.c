@@ -56,7 +56,8 @@ int local_lease_name(const struct pool_key *k, char buf[LOCAL_LEASE_NAME_MAX], s
 	return 0;
 }
 
-int local_hold_name(const struct lrec_hold *h, char name[NAME_MAX + 1])
+/* "<scope>@<32 hex digits>"; -ENAMETOOLONG. */
+static int hold_name(const struct lrec_hold *h, char name[NAME_MAX + 1])
 {
 	int n = snprintf(name, NAME_MAX + 1, "%.*s@%016" PRIx64 "%016" PRIx64, NAME_MAX,
 			 h->scope, (uint64_t)(h->addr >> 64), (uint64_t)h->addr);
@@ -238,7 +239,8 @@ int local_lease_remove(const struct local_disk *d, const char *name, struct cni_
 	return 0;
 }
 
-int local_hold_read(const struct local_disk *d, const char *name, struct lrec_hold *h)
+/* A hold file: -EBADMSG also when it is not the hold its name says; err untouched. */
+static int hold_read(const struct local_disk *d, const char *name, struct lrec_hold *h)
 {
 	char want[NAME_MAX + 1], *buf = NULL;
 	size_t len;
@@ -247,7 +249,7 @@ int local_hold_read(const struct local_disk *d, const char *name, struct lrec_ho
 	if (!ret)
 		ret = lrec_hold_parse(buf, len, h);
 	if (!ret)
-		ret = local_hold_name(h, want) || strcmp(want, name) ? -EBADMSG : 0;
+		ret = hold_name(h, want) || strcmp(want, name) ? -EBADMSG : 0;
 	free(buf);
 	return ret;
 }
@@ -257,7 +259,7 @@ int local_hold_write(const struct local_disk *d, const struct lrec_hold *h, stru
 	char name[NAME_MAX + 1], buf[LOCAL_FILE_MAX];
 	int len, ret;
 
-	ret = local_hold_name(h, name);
+	ret = hold_name(h, name);
 	len = ret ? ret : lrec_hold_format(h, buf, sizeof(buf));
 	ret = len < 0 ? len : write_record(d, LOCAL_HOLDS, name, buf, (size_t)len, true);
 	return ret ? local_fail(err, d, "cannot write hold", name, ret) : 0;
@@ -274,7 +276,7 @@ int local_each_hold(const struct local_disk *d, local_hold_fn fn, void *arg, str
 		return ret;
 	for (size_t i = 0; i < n && !ret; i++) {
 		h.name = names[i];
-		ret = local_hold_read(d, names[i], &h.h);
+		ret = hold_read(d, names[i], &h.h);
 		if (ret == -ENOENT) {	/* a rebuild already dropped it */
 			ret = 0;
 			continue;

@@ -65,8 +65,6 @@ void local_scope_name(const char *network, const char *pool, int family, bool sh
 		      char *buf, size_t size);
 /* The attachment's lease file name: CNI_ERR_ENV when it cannot be one. */
 int local_lease_name(const struct pool_key *k, char buf[LOCAL_LEASE_NAME_MAX], struct cni_err *err);
-/* "<scope>@<32 hex digits>"; -ENAMETOOLONG. */
-int local_hold_name(const struct lrec_hold *h, char name[NAME_MAX + 1]);
 /* "<scope>.idx". */
 void local_index_name(const char *scope, char *buf, size_t size);
 
@@ -85,8 +83,6 @@ int local_lease_write(const struct local_disk *d, const char *name, const struct
 /* Removes the lease file name (absent: 0) and syncs its directory: the commit point of a release. */
 int local_lease_remove(const struct local_disk *d, const char *name, struct cni_err *err);
 
-/* A hold file: -EBADMSG also when it is not the hold its name says; err untouched. */
-int local_hold_read(const struct local_disk *d, const char *name, struct lrec_hold *h);
 int local_hold_write(const struct local_disk *d, const struct lrec_hold *h, struct cni_err *err);
 /* Calls fn for every hold file still there (the lock held: reaps), parsed. */
 struct local_hold_file {
