@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The ipam block (and the configuration file under it) read into a plain struct; pure. */
+/* The ipam block, the configuration file under it and the addresses runtimeConfig asks for, read into a plain struct; pure. */
 #pragma once
 
 #include <limits.h>
