@@ -67,21 +67,16 @@ static int open_for(const char *dir, const char *name, char tmp[NAME_MAX + 1])
 	return ret ? ret : safeopen_dir(dir, false);
 }
 
-/* The temp file, written and renamed to name; with sync, fsync'd before the
- * rename and the directory after it. */
-static int write_atomic(const char *dir, const char *name, const char *data, size_t len,
-			mode_t mode, bool sync)
+/* The temp file tmp in dirfd, written and renamed to name; with sync,
+ * fsync'd before the rename and the directory after it. */
+static int write_in(int dirfd, const char *name, const char *tmp, const char *data, size_t len,
+		    mode_t mode, bool sync)
 {
-	char tmp[NAME_MAX + 1];
-	int dirfd = open_for(dir, name, tmp), fd = -1, ret;
+	int fd, ret;
 
-	if (dirfd < 0)
-		return dirfd;
-	ret = fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0) {
-		ret = -errno;
-		goto out;
-	}
+	fd = openat(dirfd, tmp, O_WRONLY | O_CREAT | O_TRUNC | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0)
+		return -errno;
 	/* the umask must not decide, nor the mode of a temp file left earlier */
 	ret = fchmod(fd, mode) ? -errno : 0;
 	if (!ret)
@@ -96,9 +91,32 @@ static int write_atomic(const char *dir, const char *name, const char *data, siz
 		unlinkat(dirfd, tmp, 0);
 	else if (sync && fsync(dirfd))
 		ret = -errno;
-out:
+	return ret;
+}
+
+static int write_atomic(const char *dir, const char *name, const char *data, size_t len,
+			mode_t mode, bool sync)
+{
+	char tmp[NAME_MAX + 1];
+	int dirfd = open_for(dir, name, tmp), ret;
+
+	if (dirfd < 0)
+		return dirfd;
+	ret = write_in(dirfd, name, tmp, data, len, mode, sync);
 	close(dirfd);
 	return ret;
+}
+
+static int write_at(int dirfd, const char *name, const char *data, size_t len, mode_t mode,
+		    bool sync)
+{
+	char tmp[NAME_MAX + 1];
+	int ret;
+
+	if (!pathcomp_is_name(name))
+		return -EINVAL;
+	ret = temp_name(name, tmp);
+	return ret ? ret : write_in(dirfd, name, tmp, data, len, mode, sync);
 }
 
 int fileio_write(const char *dir, const char *name, const char *data, size_t len)
@@ -110,6 +128,17 @@ int fileio_write_durable(const char *dir, const char *name, const char *data, si
 			 mode_t mode)
 {
 	return write_atomic(dir, name, data, len, mode, true);
+}
+
+int fileio_write_at(int dirfd, const char *name, const char *data, size_t len)
+{
+	return write_at(dirfd, name, data, len, 0600, false);
+}
+
+int fileio_write_durable_at(int dirfd, const char *name, const char *data, size_t len,
+			    mode_t mode)
+{
+	return write_at(dirfd, name, data, len, mode, true);
 }
 
 static int read_fd(int fd, size_t max, char **out, size_t *len)
@@ -187,6 +216,22 @@ int fileio_read_max(const char *dir, const char *name, size_t max, char **out, s
 	return ret;
 }
 
+int fileio_read_at(int dirfd, const char *name, size_t max, char **out, size_t *len)
+{
+	int fd, ret;
+
+	*out = NULL;
+	if (!pathcomp_is_name(name))
+		return -EINVAL;
+	/* O_NONBLOCK: a FIFO in the file's place must not hang the reader */
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	if (fd < 0)
+		return -errno;
+	ret = read_fd(fd, max, out, len);
+	close(fd);
+	return ret;
+}
+
 int fileio_read_fd(int fd, size_t max, char **out, size_t *len)
 {
 	return read_fd(fd, max, out, len);
@@ -219,19 +264,14 @@ static bool has_suffix(const char *s, const char *suffix)
 	return ls >= lx && !strcmp(s + ls - lx, suffix);
 }
 
-int fileio_list(const char *dir, const char *suffix, char ***names, size_t *n)
+/* The names of d (closed here) ending in suffix, sorted, dot files skipped. */
+static int list_names(DIR *d, const char *suffix, char ***names, size_t *n)
 {
 	char **list = NULL, **grown;
 	size_t cap = 0, count = 0;
 	struct dirent *de;
-	DIR *d;
 	int ret = 0;
 
-	*names = NULL;
-	*n = 0;
-	d = opendir(dir);
-	if (!d)
-		return errno == ENOENT ? 0 : -errno;
 	while ((de = readdir(d))) {
 		/* dot files are ".", ".." and the temp files of unfinished writes */
 		if (de->d_name[0] == '.' || !has_suffix(de->d_name, suffix))
@@ -263,4 +303,61 @@ out:
 	free(list);
 	closedir(d);
 	return ret;
+}
+
+int fileio_list(const char *dir, const char *suffix, char ***names, size_t *n)
+{
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	d = opendir(dir);
+	if (!d)
+		return errno == ENOENT ? 0 : -errno;
+	return list_names(d, suffix, names, n);
+}
+
+/* dirfd read from its start, as a stream of its own. */
+static DIR *open_stream(int dirfd)
+{
+	int fd = openat(dirfd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	DIR *d = fd < 0 ? NULL : fdopendir(fd);
+
+	if (!d && fd >= 0) {
+		int e = errno;
+
+		close(fd);
+		errno = e;
+	}
+	return d;
+}
+
+int fileio_list_at(int dirfd, const char *suffix, char ***names, size_t *n)
+{
+	DIR *d;
+
+	*names = NULL;
+	*n = 0;
+	d = open_stream(dirfd);
+	return d ? list_names(d, suffix, names, n) : -errno;
+}
+
+/* What temp_name makes: "." + a name + ".tmp". */
+static bool is_temp(const char *s)
+{
+	return s[0] == '.' && strlen(s) > 5 && has_suffix(s, ".tmp");
+}
+
+int fileio_reap_at(int dirfd)
+{
+	DIR *d = open_stream(dirfd);
+	struct dirent *de;
+
+	if (!d)
+		return -errno;
+	while ((de = readdir(d)))
+		if (is_temp(de->d_name))
+			unlinkat(dirfd, de->d_name, 0);
+	closedir(d);
+	return 0;
 }

@@ -35,3 +35,18 @@ int fileio_remove(const char *dir, const char *name);
 /* Lists names in dir ending in suffix, sorted, dot files skipped (an absent dir
  * is empty); caller frees each and the array. */
 int fileio_list(const char *dir, const char *suffix, char ***names, size_t *n);
+
+/* The same operations in a directory already open (dirfd), for a store that
+ * keeps its directories open: names are one component, the directory is
+ * not walked again. */
+int fileio_write_at(int dirfd, const char *name, const char *data, size_t len);
+int fileio_write_durable_at(int dirfd, const char *name, const char *data, size_t len,
+			    mode_t mode);
+/* fileio_read_max of dirfd/name. */
+int fileio_read_at(int dirfd, const char *name, size_t max, char **out, size_t *len);
+/* fileio_list of dirfd; suffix "" lists every name. */
+int fileio_list_at(int dirfd, const char *suffix, char ***names, size_t *n);
+/* Removes the temp files that writers killed half-way left in dirfd. Only
+ * for a directory whose every writer holds a lock the caller holds: a live
+ * writer's temp file would go too. */
+int fileio_reap_at(int dirfd);

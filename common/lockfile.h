@@ -7,3 +7,6 @@
  * timeout_ms 0 = wait forever; -ETIMEDOUT when it expires. */
 int lockfile_lock(const char *dir, const char *name, int timeout_ms);
 void lockfile_unlock(int fd);
+/* The same wait on a file already open, which stays open (flock(LOCK_UN)
+ * lets it go): 0, -ETIMEDOUT, or -errno. */
+int lockfile_lock_fd(int fd, int timeout_ms);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for fileio.c: modes, atomic replace, names confined to the dir, symlinks. */
+/* Unit tests for fileio.c: modes, atomic replace, names confined to the dir, symlinks, the dirfd forms. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -293,6 +293,44 @@ START_TEST(test_list)
 }
 END_TEST
 
+/* The dirfd forms do what the path forms do, in the directory given. */
+START_TEST(test_at)
+{
+	char *data, **names;
+	size_t len, n;
+	int dirfd = open(scratch_dir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+
+	ck_assert_int_ge(dirfd, 0);
+	ck_assert_int_eq(fileio_write_at(dirfd, "a", "one", 3), 0);
+	ck_assert_int_eq(fileio_write_durable_at(dirfd, "b", "two!", 4, 0600), 0);
+	ck_assert_int_eq(scratch_mode(scratch_at("a")), 0600);
+	ck_assert_int_eq(fileio_read_at(dirfd, "b", 4, &data, &len), 0);
+	ck_assert_str_eq(data, "two!");
+	ck_assert_uint_eq(len, 4);
+	free(data);
+	ck_assert_int_eq(fileio_read_at(dirfd, "b", 3, &data, &len), -EFBIG);
+	ck_assert_int_eq(fileio_read_at(dirfd, "absent", 3, &data, &len), -ENOENT);
+	ck_assert_int_eq(fileio_read_at(dirfd, "../a", 3, &data, &len), -EINVAL);
+	ck_assert_int_eq(fileio_write_at(dirfd, "x/y", "z", 1), -EINVAL);
+	ck_assert_int_eq(symlink("a", scratch_at("l")), 0);
+	ck_assert_int_eq(fileio_read_at(dirfd, "l", 8, &data, &len), -ELOOP);
+	/* a killed writer's temp file: dot files are not listed, and reaped */
+	leave_temp("c", "junk");
+	ck_assert_int_eq(fileio_list_at(dirfd, "", &names, &n), 0);
+	ck_assert_uint_eq(n, 3);
+	ck_assert_str_eq(names[0], "a");
+	ck_assert_str_eq(names[1], "b");
+	ck_assert_str_eq(names[2], "l");
+	for (size_t i = 0; i < n; i++)
+		free(names[i]);
+	free(names);
+	ck_assert_int_eq(fileio_reap_at(dirfd), 0);
+	ck_assert_int_eq(access(scratch_at(".c.tmp"), F_OK), -1);
+	ck_assert_int_eq(access(scratch_at("a"), F_OK), 0);
+	close(dirfd);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, scratch_remove);
@@ -311,6 +349,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_remove);
 	tcase_add_test(tc, test_killed_writer);
 	tcase_add_test(tc, test_list);
+	tcase_add_test(tc, test_at);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for lockfile.c: the lock file's mode, exclusion, the timeout, names and symlinks refused. */
+/* Unit tests for lockfile.c: the lock file's mode, exclusion, the timeout, names and symlinks refused, the wait on an open file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -85,6 +85,24 @@ START_TEST(test_lock_is_exclusive)
 }
 END_TEST
 
+/* lockfile_lock_fd: the wait of lockfile_lock on a file that stays open. */
+START_TEST(test_lock_fd)
+{
+	int a, fd;
+
+	a = lockfile_lock(scratch_dir, "s", 0);
+	ck_assert_int_ge(a, 0);
+	fd = open(scratch_at("s"), O_RDWR);
+	ck_assert_int_ge(fd, 0);
+	ck_assert_int_eq(lockfile_lock_fd(fd, 30), -ETIMEDOUT);
+	lockfile_unlock(a);
+	ck_assert_int_eq(lockfile_lock_fd(fd, 30), 0);
+	ck_assert_int_eq(flock(fd, LOCK_UN), 0);
+	ck_assert_int_eq(lockfile_lock_fd(fd, 0), 0);
+	close(fd);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_checked_fixture(tc, setup, scratch_remove);
@@ -93,6 +111,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_dir_symlink_refused);
 	tcase_add_test(tc, test_lock_timeout);
 	tcase_add_test(tc, test_lock_is_exclusive);
+	tcase_add_test(tc, test_lock_fd);
 }
 
 int main(void)

@@ -1,13 +1,13 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Parses the whereabouts-compatible ipam block, its file fallback and requested addresses. */
-#include <arpa/inet.h>
-#include <ctype.h>
+/* The whereabouts-compatible ipam block, its file fallback and the requested addresses, read into struct pool_conf. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/socket.h>
-#include "conf.h"
+#include "cniargs.h"
+#include "env.h"
+#include "poolconf.h"
 
 /* The block's key, else the file's. */
 static const cJSON *get(const cJSON *ipam, const cJSON *file, const char *key)
@@ -36,32 +36,12 @@ static int copy_str(const cJSON *v, const char *key, char *out, size_t size, str
 	return 0;
 }
 
-bool conf_valid_name(const char *s)
-{
-	if (!isalnum((unsigned char)s[0]))
-		return false;
-	for (; *s; s++)
-		if (!isalnum((unsigned char)*s) && !strchr("_.-", *s))
-			return false;
-	return true;
-}
-
-const char *conf_file_path(const cJSON *ipam, bool *explicit)
+const char *poolconf_file_path(const cJSON *ipam, bool *explicit)
 {
 	const cJSON *v = cJSON_GetObjectItemCaseSensitive(ipam, "configuration_path");
 
 	*explicit = cJSON_IsString(v);
-	return *explicit ? v->valuestring : CONF_DEFAULT_FILE;
-}
-
-static void to_ipaddr(int family, pool_u128 v, struct ipaddr *out)
-{
-	int n = family == AF_INET ? 4 : 16;
-
-	memset(out, 0, sizeof(*out));
-	out->family = family;
-	for (int i = n - 1; i >= 0; i--, v >>= 8)
-		out->bytes[i] = (uint8_t)v;
+	return *explicit ? v->valuestring : POOLCONF_DEFAULT_FILE;
 }
 
 /* One range block: range, range_start, range_end, exclude, gateway. */
@@ -110,8 +90,6 @@ static int add_range(struct pool_conf *c, const struct range_conf *rc, struct cn
 {
 	struct pool_span spans[RANGE_MAX_SKIP], *skip;
 	struct pool_range *r = &c->ranges[c->n_ranges];
-	int fam;
-	pool_u128 gw;
 
 	if (c->n_ranges == POOL_MAX_RANGES) {
 		cni_err_set(err, CNI_ERR_CONFIG, "too many ranges (max %d)", POOL_MAX_RANGES);
@@ -125,8 +103,9 @@ static int add_range(struct pool_conf *c, const struct range_conf *rc, struct cn
 		return -ENOMEM;
 	}
 	r->skip = memcpy(skip, spans, r->n_skip * sizeof(*skip));
-	if (rc->gateway[0] && !range_addr_parse(rc->gateway, &fam, &gw))
-		to_ipaddr(fam, gw, &c->gateway[c->n_ranges]);
+	/* range_build has checked it */
+	if (rc->gateway[0])
+		ipaddr_parse(rc->gateway, &c->gateway[c->n_ranges]);
 	c->n_ranges++;
 	return 0;
 }
@@ -171,18 +150,6 @@ out:
 	return ret;
 }
 
-static int parse_prefix(const char *s, struct ipprefix *out)
-{
-	int fam, len;
-	pool_u128 v;
-
-	if (range_prefix_parse(s, &fam, &v, &len))
-		return -EINVAL;
-	to_ipaddr(fam, v, &out->addr);
-	out->len = len;
-	return 0;
-}
-
 static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 {
 	const cJSON *e;
@@ -193,8 +160,6 @@ static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 		const cJSON *dst = cJSON_GetObjectItemCaseSensitive(e, "dst");
 		const cJSON *gw = cJSON_GetObjectItemCaseSensitive(e, "gw");
 		struct cni_route *r = &c->routes[c->n_routes];
-		int fam;
-		pool_u128 a;
 
 		if (c->n_routes == RESULT_MAX_ROUTES) {
 			cni_err_set(err, CNI_ERR_CONFIG, "too many routes (max %d)", RESULT_MAX_ROUTES);
@@ -202,16 +167,15 @@ static int read_routes(const cJSON *v, struct pool_conf *c, struct cni_err *err)
 		}
 		if (!cJSON_IsString(dst) || (gw && !cJSON_IsString(gw)))
 			goto bad;
-		if (parse_prefix(dst->valuestring, &r->dst)) {
+		if (ipprefix_parse(dst->valuestring, &r->dst)) {
 			cni_err_set(err, CNI_ERR_CONFIG, "invalid route dst \"%s\"", dst->valuestring);
 			return -EINVAL;
 		}
 		if (gw) {
-			if (range_addr_parse(gw->valuestring, &fam, &a)) {
+			if (ipaddr_parse(gw->valuestring, &r->gw)) {
 				cni_err_set(err, CNI_ERR_CONFIG, "invalid route gw \"%s\"", gw->valuestring);
 				return -EINVAL;
 			}
-			to_ipaddr(fam, a, &r->gw);
 		}
 		c->n_routes++;
 	}
@@ -290,10 +254,10 @@ static int read_scalars(const cJSON *ipam, const cJSON *file, struct pool_conf *
 	    copy_str(get(ipam, file, "log_level"), "log_level", c->log_level, sizeof(c->log_level), err))
 		return -EINVAL;
 	if (!c->network[0])
-		strcpy(c->network, CONF_DEFAULT_NETWORK);
-	else if (!conf_valid_name(c->network) || strlen(c->network) > CONF_NETWORK_MAX) {
+		strcpy(c->network, POOLCONF_DEFAULT_NETWORK);
+	else if (!env_valid_id(c->network) || strlen(c->network) > POOLCONF_NETWORK_MAX) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid network_name \"%s\": want %s, at most %d bytes",
-			    c->network, "[a-zA-Z0-9][a-zA-Z0-9_.-]*", CONF_NETWORK_MAX);
+			    c->network, "[a-zA-Z0-9][a-zA-Z0-9_.-]*", POOLCONF_NETWORK_MAX);
 		return -EINVAL;
 	}
 	v = get(ipam, file, "enable_overlapping_ranges");
@@ -312,12 +276,37 @@ static int read_scalars(const cJSON *ipam, const cJSON *file, struct pool_conf *
 	return 0;
 }
 
-int conf_parse(const cJSON *ipam, const cJSON *file, struct pool_conf *c, struct cni_err *err)
+/* Copied as they are: judged only by ADD (poolconf_request). */
+static int read_requested(const cJSON *runtime, struct pool_conf *c, struct cni_err *err)
+{
+	const cJSON *ips = cJSON_GetObjectItemCaseSensitive(runtime, "ips"), *e;
+	int n = 0;
+
+	cJSON_ArrayForEach(e, ips)
+		n++;
+	if (!n)
+		return 0;
+	c->requested = calloc((size_t)n, sizeof(*c->requested));
+	if (!c->requested)
+		goto oom;
+	cJSON_ArrayForEach(e, ips) {
+		if (cJSON_IsString(e) && !(c->requested[c->n_requested] = strdup(e->valuestring)))
+			goto oom;
+		c->n_requested++;
+	}
+	return 0;
+oom:
+	cni_err_set(err, CNI_ERR_IO, "out of memory");
+	return -ENOMEM;
+}
+
+int poolconf_parse(const cJSON *ipam, const cJSON *file, const cJSON *runtime,
+		   struct pool_conf *c, struct cni_err *err)
 {
 	int ret = -EINVAL;
 
 	memset(c, 0, sizeof(*c));
-	strcpy(c->data_dir, CONF_DEFAULT_DATA_DIR);
+	strcpy(c->data_dir, POOLCONF_DEFAULT_DATA_DIR);
 	if (!cJSON_IsObject(ipam)) {
 		cni_err_set(err, CNI_ERR_CONFIG, "ipam block is missing");
 		goto out;
@@ -326,29 +315,30 @@ int conf_parse(const cJSON *ipam, const cJSON *file, struct pool_conf *c, struct
 	    read_store(get(ipam, file, "store"), c, err) ||
 	    read_routes(get(ipam, file, "routes"), c, err) ||
 	    read_dns(get(ipam, file, "dns"), &c->dns, err) ||
-	    read_ranges(ipam, file, c, err))
+	    read_ranges(ipam, file, c, err) ||
+	    read_requested(runtime, c, err))
 		goto out;
 	ret = 0;
 out:
 	if (ret)
-		conf_release(c);
+		poolconf_release(c);
 	return ret;
 }
 
-int conf_parse_store(const cJSON *ipam, const cJSON *file, struct pool_conf *c,
+int poolconf_parse_store(const cJSON *ipam, const cJSON *file, struct pool_conf *c,
 		     struct cni_err *err)
 {
 	memset(c, 0, sizeof(*c));
-	strcpy(c->data_dir, CONF_DEFAULT_DATA_DIR);
+	strcpy(c->data_dir, POOLCONF_DEFAULT_DATA_DIR);
 	if (copy_str(get(ipam, file, "dataDir"), "dataDir", c->data_dir, sizeof(c->data_dir), err) ||
 	    read_store(get(ipam, file, "store"), c, err)) {
-		conf_release(c);
+		poolconf_release(c);
 		return -EINVAL;
 	}
 	return 0;
 }
 
-void conf_release(struct pool_conf *c)
+void poolconf_release(struct pool_conf *c)
 {
 	if (!c)
 		return;
@@ -357,20 +347,26 @@ void conf_release(struct pool_conf *c)
 	for (int i = 0; i < c->n_ranges; i++)
 		free((void *)c->ranges[i].skip);
 	c->n_ranges = 0;
+	for (int i = 0; i < c->n_requested; i++)
+		free(c->requested[i]);
+	free(c->requested);
+	c->requested = NULL;
+	c->n_requested = 0;
 }
 
-int conf_want(struct pool_conf *c, const char *text, struct cni_err *err)
+/* One requested address onto the range that holds it. */
+static int want(struct pool_conf *c, const char *text, struct cni_err *err)
 {
 	char buf[RANGE_TEXT_MAX];
 	char *slash;
-	pool_u128 a;
+	ipaddr_u128 a;
 	int fam;
 
 	snprintf(buf, sizeof(buf), "%s", text);
 	slash = strchr(buf, '/');
 	if (slash)
 		*slash = '\0';
-	if (range_addr_parse(buf, &fam, &a)) {
+	if (ipaddr_parse_u128(buf, &fam, &a)) {
 		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "invalid requested address \"%s\"", text);
 		return -EINVAL;
 	}
@@ -397,7 +393,26 @@ int conf_want(struct pool_conf *c, const char *text, struct cni_err *err)
 	return -EADDRNOTAVAIL;
 }
 
-void conf_result(const struct pool_conf *c, const struct pool_lease *lease, struct cni_result *out)
+int poolconf_request(struct pool_conf *c, const char *args_ip, struct cni_err *err)
+{
+	char list[CNIARGS_VAL_MAX], *tok, *save = NULL;
+
+	for (int i = 0; i < c->n_requested; i++) {
+		if (!c->requested[i]) {
+			cni_err_set(err, CNI_ERR_DECODE, "runtimeConfig.ips must hold strings");
+			return -EINVAL;
+		}
+		if (want(c, c->requested[i], err))
+			return -EINVAL;
+	}
+	snprintf(list, sizeof(list), "%s", args_ip);
+	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
+		if (want(c, tok, err))
+			return -EINVAL;
+	return 0;
+}
+
+void poolconf_result(const struct pool_conf *c, const struct pool_lease *lease, struct cni_result *out)
 {
 	result_clear(out);
 	for (int i = 0; i < lease->n_addrs && i < RESULT_MAX_IPS; i++) {
@@ -405,7 +420,7 @@ void conf_result(const struct pool_conf *c, const struct pool_lease *lease, stru
 		struct cni_ip *ip = &out->ips[out->n_ips++];
 
 		memset(ip, 0, sizeof(*ip));
-		to_ipaddr(a->family, a->addr, &ip->address.addr);
+		ipaddr_from_u128(a->family, a->addr, &ip->address.addr);
 		ip->address.len = a->prefix_len;
 		ip->iface = -1;
 		if (i < c->n_ranges)

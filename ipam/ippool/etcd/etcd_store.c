@@ -10,7 +10,7 @@
 #include <sys/socket.h>
 #include "confpath.h"
 #include "safeopen.h"
-#include "etcd.h"
+#include "etcd_client.h"
 #include "etcd_layout.h"
 #include "env.h"
 #include "log.h"
@@ -52,7 +52,8 @@ static int corrupt(const struct estore *s, const char *key, struct cni_err *err)
 	return -EIO;
 }
 
-/* The attachment becomes part of a key: design.md's rules keep it one. */
+/* The attachment becomes part of a key: the id rules of docs/internals.md
+ * (Contracts) keep it one. */
 static int check_key(const struct pool_key *k, struct cni_err *err)
 {
 	if (env_valid_id(k->containerid) && env_valid_ifname(k->ifname))
@@ -169,7 +170,7 @@ struct touch {
 	char key[KEY_MAX];
 	int64_t mod;
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 	bool hit;
 };
 
@@ -325,7 +326,7 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 	return contention(s, key, err);
 }
 
-static int op_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
+static int etcd_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
 {
 	return check_key(key, err) ? -EINVAL : release_key((struct estore *)ps, key, err);
 }
@@ -336,12 +337,12 @@ static int op_release(struct pool_store *ps, const struct pool_key *key, struct 
 struct pick {
 	char dir[KEY_MAX];	/* scope directory */
 	char key[KEY_MAX];	/* address key */
-	pool_u128 addr;
+	ipaddr_u128 addr;
 	int64_t mod;		/* of the address key, 0 when absent */
-	pool_u128 cursor;	/* the info's cursor after this reserve */
-	pool_u128 was;		/* the cursor the info held */
+	ipaddr_u128 cursor;	/* the info's cursor after this reserve */
+	ipaddr_u128 was;		/* the cursor the info held */
 	bool info_ok;		/* the info is there and describes this range */
-	pool_u128 from;		/* where the scan started */
+	ipaddr_u128 from;		/* where the scan started */
 	char start[KEY_MAX];	/* its first page: [start, end) */
 	char end[KEY_MAX];
 };
@@ -379,7 +380,7 @@ static void range_info(const struct pool_range *r, struct pool_info *pi)
 static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, struct pick *p)
 {
 	struct pool_info pi;
-	pool_u128 c;
+	ipaddr_u128 c;
 
 	p->info_ok = kvs->n && !layout_parse_info(kvs->kv[0].value, &pi, &c) &&
 		     pi.family == r->family && pi.shared == r->shared &&
@@ -390,7 +391,7 @@ static void info_cursor(const struct etcd_kvs *kvs, const struct pool_range *r, 
 }
 
 /* Addresses other ranges of this reserve already picked in the same scope. */
-static bool picked(const struct pick *p, int n, const char *dir, pool_u128 a)
+static bool picked(const struct pick *p, int n, const char *dir, ipaddr_u128 a)
 {
 	int i;
 
@@ -415,7 +416,7 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 	p->mod = kvs.n ? kvs.kv[0].mod_rev : 0;
 	if ((kvs.n && layout_value_blocks(kvs.kv[0].value, now_s())) ||
 	    picked(prev, n_prev, p->dir, r->want)) {
-		pool_addr_format(r->family, r->want, text, sizeof(text));
+		ipaddr_format_u128(r->family, r->want, text);
 		cni_err_set(err, CNI_ERR_ADDR_TAKEN, "requested address %s in %s is already reserved",
 			    text, r->pool);
 		ret = -EADDRINUSE;
@@ -425,7 +426,7 @@ static int want_pick(struct estore *s, const struct pool_range *r, struct pick *
 }
 
 /* Moves c past a skip interval it falls in; false when past the span. */
-static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
+static bool skip_to_usable(const struct pool_range *r, ipaddr_u128 *c, size_t *j)
 {
 	for (;;) {
 		while (*j < r->n_skip && r->skip[*j].last < *c)
@@ -438,14 +439,14 @@ static bool skip_to_usable(const struct pool_range *r, pool_u128 *c, size_t *j)
 }
 
 /* The address an address key of dir holds; false for any other key. */
-static bool key_addr(const char *key, const char *dir, int family, pool_u128 *a)
+static bool key_addr(const char *key, const char *dir, int family, ipaddr_u128 *a)
 {
 	size_t n = strlen(dir);
 
 	return !strncmp(key, dir, n) && !layout_hex_parse(key + n, family, a);
 }
 
-static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
+static void insert_sorted(ipaddr_u128 *t, size_t *n, ipaddr_u128 v)
 {
 	size_t i;
 
@@ -462,12 +463,12 @@ static void insert_sorted(pool_u128 *t, size_t *n, pool_u128 v)
 /* The lowest free address from c on (*lowest) and the nth one (*a), given
  * one page of held keys. Returns 0, 1 when the page ended before a free
  * address was seen, or -ENOSPC. */
-static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
+static int page_pick(const struct pool_range *r, ipaddr_u128 c, size_t j,
 		     const struct etcd_kvs *kvs, const struct pick *prev, int n_prev,
-		     const char *dir, unsigned int nth, pool_u128 *a, pool_u128 *lowest,
-		     pool_u128 *page_end)
+		     const char *dir, unsigned int nth, ipaddr_u128 *a, ipaddr_u128 *lowest,
+		     ipaddr_u128 *page_end)
 {
-	pool_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
+	ipaddr_u128 taken[PAGE + POOL_MAX_RANGES + MAX_SPREAD], v, next;
 	struct pool_range rc = *r;
 	int64_t now = now_s();
 	size_t n = 0, i;
@@ -504,7 +505,7 @@ static int page_pick(const struct pool_range *r, pool_u128 c, size_t j,
 static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bool found,
 		      struct pick *p, bool *stuck)
 {
-	pool_u128 v;
+	ipaddr_u128 v;
 	size_t i;
 
 	for (i = 0; i < kvs->n; i++) {
@@ -522,13 +523,13 @@ static void note_page(const struct etcd_kvs *kvs, const struct pool_range *r, bo
 /* Lowest free address of r from its cursor on, reading a page at a time;
  * pre is the first page when the last attempt's failure branch read it from
  * at most the cursor. */
-static int scan_pick(struct estore *s, const struct pool_range *r, pool_u128 cursor,
+static int scan_pick(struct estore *s, const struct pool_range *r, ipaddr_u128 cursor,
 		     struct pick *p, const struct pick *prev, int n_prev,
-		     const struct etcd_kvs *pre, pool_u128 pre_from, unsigned int nth,
+		     const struct etcd_kvs *pre, ipaddr_u128 pre_from, unsigned int nth,
 		     struct cni_err *err)
 {
 	struct etcd_kvs kvs = { 0 };
-	pool_u128 c = cursor, page_end = 0, lowest = 0;
+	ipaddr_u128 c = cursor, page_end = 0, lowest = 0;
 	bool stuck = false, own;
 	size_t j = 0;
 	int ret;
@@ -587,7 +588,7 @@ struct snap {
 	char keys[1 + POOL_MAX_RANGES][KEY_MAX];
 	char gc_key[KEY_MAX];	/* the lease's GC index key, "" without a CNI network */
 	size_t n;		/* 1 + ranges, or 1 + 2 * ranges with pages */
-	pool_u128 from[POOL_MAX_RANGES];
+	ipaddr_u128 from[POOL_MAX_RANGES];
 };
 
 static void snap_release(struct snap *sn)
@@ -713,7 +714,7 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	return ret ? ret : done ? 0 : LOST;
 }
 
-static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
+static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
 		      const struct pool_range *r, int n, struct pool_lease *out,
 		      struct cni_err *err)
 {
@@ -756,7 +757,7 @@ static int op_reserve(struct pool_store *ps, const struct pool_owner *owner,
 
 /* ---- lookup, gc, list, status ---- */
 
-static int op_lookup(struct pool_store *ps, const struct pool_key *k, struct pool_lease *out,
+static int etcd_lookup(struct pool_store *ps, const struct pool_key *k, struct pool_lease *out,
 		     struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -906,7 +907,7 @@ static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struc
 
 /* Reads only this node's index entries of the network, not every lease of
  * the cluster (README, "How a change is made": measured). */
-static int op_gc(struct pool_store *ps, const char *cni_network, const struct cni_attachment *valid,
+static int etcd_gc(struct pool_store *ps, const char *cni_network, const struct cni_attachment *valid,
 		 int n_valid, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -926,7 +927,7 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 {
 	const struct list_arg *la = arg;
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 
 	if (layout_parse_info(kv->value, &pi, &cursor))
 		return corrupt(s, kv->key, err);
@@ -944,7 +945,7 @@ static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, str
 	return ret ? ret : la->lease_fn(&l, la->arg);
 }
 
-static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn lease_fn,
+static int etcd_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn lease_fn,
 		   void *arg, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
@@ -963,7 +964,7 @@ static int op_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn le
 
 /* Reads the prefix, then sends a txn whose compare cannot hold (version -1)
  * so etcd checks write permission on it without writing anything. */
-static int op_status(struct pool_store *ps, struct cni_err *err)
+static int etcd_status(struct pool_store *ps, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
 	char key[KEY_MAX];
@@ -986,7 +987,7 @@ static int op_status(struct pool_store *ps, struct cni_err *err)
 	return ret;
 }
 
-static void op_close(struct pool_store *ps)
+static void etcd_close(struct pool_store *ps)
 {
 	struct estore *s = (struct estore *)ps;
 
@@ -995,7 +996,7 @@ static void op_close(struct pool_store *ps)
 	if (getenv("IPPOOL_ETCD_STATS") && s->e)
 		fprintf(stderr, "ippool etcd stats: conflicts=%lu elapsed_ms=%ld\n",
 			etcd_conflicts(s->e), etcd_elapsed_ms(s->e));
-	etcd_close(s->e);
+	etcd_disconnect(s->e);
 	for (int i = 0; i < 3; i++)
 		if (s->tls_fd[i] >= 0)
 			close(s->tls_fd[i]);
@@ -1026,7 +1027,7 @@ static int open_tls_files(struct estore *s, struct cni_err *err)
 	return 0;
 }
 
-static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+static int etcd_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
 {
 	struct estore *s = calloc(1, sizeof(*s));
 	int ret;
@@ -1034,7 +1035,7 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	*out = NULL;
 	if (!s)
 		return oom(err);
-	s->base.ops = &pool_store_etcd;
+	s->base.ops = &etcd_store_ops;
 	s->tls_fd[0] = s->tls_fd[1] = s->tls_fd[2] = -1;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
@@ -1052,23 +1053,23 @@ static int op_open(const struct pool_store_cfg *cfg, struct pool_store **out, st
 	if (!ret)
 		ret = open_tls_files(s, err);
 	if (!ret)
-		ret = etcd_open(&s->conf, &s->e, err);
+		ret = etcd_connect(&s->conf, &s->e, err);
 	if (ret) {
-		op_close(&s->base);
+		etcd_close(&s->base);
 		return ret;
 	}
 	*out = &s->base;
 	return 0;
 }
 
-const struct pool_store_ops pool_store_etcd = {
+const struct pool_store_ops etcd_store_ops = {
 	.name = "etcd",
-	.open = op_open,
-	.close = op_close,
-	.status = op_status,
-	.reserve = op_reserve,
-	.release = op_release,
-	.lookup = op_lookup,
-	.gc = op_gc,
-	.list = op_list,
+	.open = etcd_open,
+	.close = etcd_close,
+	.status = etcd_status,
+	.reserve = etcd_reserve,
+	.release = etcd_release,
+	.lookup = etcd_lookup,
+	.gc = etcd_gc,
+	.list = etcd_list,
 };

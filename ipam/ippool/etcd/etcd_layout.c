@@ -8,7 +8,7 @@
 #include <sys/socket.h>
 #include <cjson/cJSON.h>
 #include "env.h"
-#include "etcd.h"
+#include "etcd_conf.h"
 #include "etcd_layout.h"
 #include "json.h"
 #include "range.h"
@@ -96,7 +96,8 @@ static int hex_width(int family)
 	return family == AF_INET ? 8 : 32;
 }
 
-void layout_hex_format(int family, pool_u128 a, char *out)
+/* out holds 33 bytes. */
+static void hex_format(int family, ipaddr_u128 a, char *out)
 {
 	int w = hex_width(family), i;
 
@@ -105,7 +106,7 @@ void layout_hex_format(int family, pool_u128 a, char *out)
 	out[w] = '\0';
 }
 
-int layout_hex_parse(const char *s, int family, pool_u128 *out)
+int layout_hex_parse(const char *s, int family, ipaddr_u128 *out)
 {
 	int w = hex_width(family), i;
 
@@ -117,29 +118,29 @@ int layout_hex_parse(const char *s, int family, pool_u128 *out)
 
 		if (!d || !s[i])
 			return -EINVAL;
-		*out = *out << 4 | (pool_u128)(d - "0123456789abcdef");
+		*out = *out << 4 | (ipaddr_u128)(d - "0123456789abcdef");
 	}
 	return 0;
 }
 
-void layout_addr_key(const char *dir, int family, pool_u128 a, char *out)
+void layout_addr_key(const char *dir, int family, ipaddr_u128 a, char *out)
 {
 	/* Directories stay under LAYOUT_KEY_MAX - 33 (prefix, name and id limits). */
 	size_t n = strnlen(dir, LAYOUT_KEY_MAX - 33);
 
 	memcpy(out, dir, n);
-	layout_hex_format(family, a, out + n);
+	hex_format(family, a, out + n);
 }
 
 /* The value of an address key: who holds it, or until when it is on hold. */
-char *layout_addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
+char *layout_addr_value(const struct pool_key *k, const char *pool, int family, ipaddr_u128 a,
 			int64_t hold_until)
 {
 	cJSON *o = cJSON_CreateObject();
 	char text[64];
 	bool ok;
 
-	pool_addr_format(family, a, text, sizeof(text));
+	ipaddr_format_u128(family, a, text);
 	ok = o && cJSON_AddStringToObject(o, "address", text) &&
 	     cJSON_AddStringToObject(o, "pool", pool);
 	if (ok && k)
@@ -194,7 +195,7 @@ char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]
 	for (i = 0; arr && i < l->n_addrs; i++) {
 		const struct pool_addr *p = &l->addrs[i];
 
-		pool_addr_format(p->family, p->addr, text, sizeof(text));
+		ipaddr_format_u128(p->family, p->addr, text);
 		a = cJSON_CreateObject();
 		if (!a || !cJSON_AddItemToArray(arr, a) ||
 		    !cJSON_AddStringToObject(a, "network", p->network) ||
@@ -311,15 +312,15 @@ int layout_parse_lease(const char *prefix, const char *value, struct pool_lease 
 	return ok ? 0 : -EINVAL;
 }
 
-char *layout_info_value(const struct pool_info *r, pool_u128 cursor)
+char *layout_info_value(const struct pool_info *r, ipaddr_u128 cursor)
 {
 	cJSON *o = cJSON_CreateObject();
 	char first[33], last[33], cur[33], usable[48];
 	bool ok;
 
-	layout_hex_format(r->family, r->span.first, first);
-	layout_hex_format(r->family, r->span.last, last);
-	layout_hex_format(r->family, cursor, cur);
+	hex_format(r->family, r->span.first, first);
+	hex_format(r->family, r->span.last, last);
+	hex_format(r->family, cursor, cur);
 	range_u128_format(r->usable, usable, sizeof(usable));
 	ok = o && cJSON_AddStringToObject(o, "network", r->network) &&
 	     cJSON_AddStringToObject(o, "pool", r->pool) &&
@@ -337,7 +338,7 @@ static const char *str_of(const cJSON *o, const char *name)
 	return cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name)) ?: "";
 }
 
-int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor)
+int layout_parse_info(const char *value, struct pool_info *pi, ipaddr_u128 *cursor)
 {
 	cJSON *o = cJSON_Parse(value);
 	const cJSON *shared = cJSON_GetObjectItemCaseSensitive(o, "shared");

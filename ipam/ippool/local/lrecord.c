@@ -100,7 +100,7 @@ int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size)
 	for (int i = 0; i < s->l.n_addrs && n >= 0; i++) {
 		const struct pool_addr *p = &s->l.addrs[i];
 
-		pool_addr_format(p->family, p->addr, a, sizeof(a));
+		ipaddr_format_u128(p->family, p->addr, a);
 		k = done(snprintf(buf + n, size - (size_t)n, "addr %s %s %d %d %s\n", p->network,
 				  p->pool, p->prefix_len, s->shared[i], a), size - (size_t)n);
 		n = k < 0 ? k : n + k;
@@ -136,7 +136,7 @@ static int lease_addr(const char **p, const char *end, struct lrec_lease *s)
 	    field(p, end, ' ', a->pool, sizeof(a->pool)) || field(p, end, ' ', len, sizeof(len)) ||
 	    field(p, end, ' ', shared, sizeof(shared)) || field(p, end, '\n', text, sizeof(text)) ||
 	    (*shared != '0' && *shared != '1') || parse_i64(len, &plen) ||
-	    range_addr_parse(text, &a->family, &a->addr) ||
+	    ipaddr_parse_u128(text, &a->family, &a->addr) ||
 	    plen > (a->family == AF_INET ? 32 : 128))
 		return -EBADMSG;
 	a->prefix_len = (int)plen;
@@ -211,7 +211,7 @@ int lrec_hold_format(const struct lrec_hold *h, char *buf, size_t size)
 {
 	char a[64];
 
-	pool_addr_format(h->family, h->addr, a, sizeof(a));
+	ipaddr_format_u128(h->family, h->addr, a);
 	return done(snprintf(buf, size, "%s %s %" PRId64 "\n", h->scope, a, h->until), size);
 }
 
@@ -223,7 +223,7 @@ int lrec_hold_parse(const char *buf, size_t len, struct lrec_hold *h)
 	memset(h, 0, sizeof(*h));
 	if (field(&p, end, ' ', h->scope, sizeof(h->scope)) || field(&p, end, ' ', a, sizeof(a)) ||
 	    field(&p, end, '\n', until, sizeof(until)) || p != end ||
-	    range_addr_parse(a, &h->family, &h->addr) || parse_i64(until, &h->until) ||
+	    ipaddr_parse_u128(a, &h->family, &h->addr) || parse_i64(until, &h->until) ||
 	    !canonical(buf, len, lrec_hold_format(h, again, sizeof(again)), again)) {
 		memset(h, 0, sizeof(*h));
 		return -EBADMSG;
@@ -235,8 +235,8 @@ int lrec_pool_format(const struct pool_info *pi, char *buf, size_t size)
 {
 	char a[64], b[64], u[48];
 
-	pool_addr_format(pi->family, pi->span.first, a, sizeof(a));
-	pool_addr_format(pi->family, pi->span.last, b, sizeof(b));
+	ipaddr_format_u128(pi->family, pi->span.first, a);
+	ipaddr_format_u128(pi->family, pi->span.last, b);
 	range_u128_format(pi->usable, u, sizeof(u));
 	return done(snprintf(buf, size, "network %s\npool %s\nshared %d\nfirst %s\nlast %s\nusable %s\n",
 			     pi->network, pi->pool, pi->shared, a, b, u), size);
@@ -254,8 +254,8 @@ int lrec_pool_parse(const char *buf, size_t len, struct pool_info *pi)
 	    line(&p, end, "shared", shared, sizeof(shared)) || (*shared != '0' && *shared != '1') ||
 	    line(&p, end, "first", first, sizeof(first)) || line(&p, end, "last", last, sizeof(last)) ||
 	    line(&p, end, "usable", usable, sizeof(usable)) || p != end ||
-	    range_addr_parse(first, &pi->family, &pi->span.first) ||
-	    range_addr_parse(last, &f2, &pi->span.last) || f2 != pi->family ||
+	    ipaddr_parse_u128(first, &pi->family, &pi->span.first) ||
+	    ipaddr_parse_u128(last, &f2, &pi->span.last) || f2 != pi->family ||
 	    range_u128_parse(usable, &pi->usable) || pi->span.first > pi->span.last ||
 	    (pi->usable && pi->usable - 1 > pi->span.last - pi->span.first)) {
 		memset(pi, 0, sizeof(*pi));

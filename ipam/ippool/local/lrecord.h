@@ -21,7 +21,7 @@ struct lrec_lease {
 struct lrec_hold {
 	char scope[LREC_SCOPE_MAX];
 	int family;
-	pool_u128 addr;
+	ipaddr_u128 addr;
 	int64_t until;		/* unix seconds */
 };
 
@@ -31,8 +31,8 @@ struct lrec_hold {
  * for anything else: a cut, a byte more, a field too long for its buffer, a
  * number out of range. */
 int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size);
-/* Also -EBADMSG: an attachment or CNI network design.md does not allow, no
- * address or more than POOL_MAX_RANGES, a prefix length its family does not
+/* Also -EBADMSG: an attachment or CNI network the id rules of
+ * docs/internals.md (Contracts) do not allow, no address or more than POOL_MAX_RANGES, a prefix length its family does not
  * have, a line twice or missing (containerid, ifname, created; cni_network
  * may be absent, as older versions wrote leases). */
 int lrec_lease_parse(const char *buf, size_t len, struct lrec_lease *s);

@@ -7,11 +7,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <sys/socket.h>
+#include "clock.h"
 #include "http.h"
 
 void http_init(struct http_conn *c)
@@ -27,18 +27,16 @@ void http_close(struct http_conn *c)
 	http_init(c);
 }
 
-static long ms_left(const struct timespec *end)
+/* Milliseconds from now to end (clock_ms), 0 once it has passed. */
+static long ms_left(long end)
 {
-	struct timespec now;
-	long ms;
+	long ms = end - clock_ms();
 
-	clock_gettime(CLOCK_MONOTONIC, &now);
-	ms = (end->tv_sec - now.tv_sec) * 1000 + (end->tv_nsec - now.tv_nsec) / 1000000;
 	return ms > 0 ? ms : 0;
 }
 
 /* Waits for events on fd until end: 0, or -ETIMEDOUT. */
-static int wait_fd(int fd, short events, const struct timespec *end)
+static int wait_fd(int fd, short events, long end)
 {
 	struct pollfd p = { .fd = fd, .events = events };
 	int n;
@@ -51,7 +49,7 @@ static int wait_fd(int fd, short events, const struct timespec *end)
 	return n ? 0 : -ETIMEDOUT;
 }
 
-static int connect_one(const struct addrinfo *ai, const struct timespec *end)
+static int connect_one(const struct addrinfo *ai, long end)
 {
 	int fd = socket(ai->ai_family, ai->ai_socktype | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
 	int one = 1, ret, soerr = 0;
@@ -109,7 +107,7 @@ static int split_url(const char *url, char *host, char *port, const char **path)
 }
 
 static int open_conn(struct http_conn *c, const char *host, const char *port,
-		     const struct timespec *end)
+		     long end)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM }, *res, *ai;
 	int fd = -EHOSTUNREACH, gai;
@@ -130,7 +128,7 @@ static int open_conn(struct http_conn *c, const char *host, const char *port,
 	return 0;
 }
 
-static int send_all(int fd, const char *p, size_t len, const struct timespec *end)
+static int send_all(int fd, const char *p, size_t len, long end)
 {
 	ssize_t n;
 	int ret;
@@ -155,7 +153,7 @@ static int send_all(int fd, const char *p, size_t len, const struct timespec *en
 
 /* Reads one reply into out; its connection stays open only when the
  * reply says it may and nothing came after it. */
-static int read_reply(int fd, const struct timespec *end, struct http_reply *out)
+static int read_reply(int fd, long end, struct http_reply *out)
 {
 	size_t len = 0, cap = 0, used;
 	char *buf = NULL, *p;
@@ -217,7 +215,7 @@ static bool idle(int fd)
 
 /* One exchange on c, connecting first when it is not connected. */
 static int exchange(struct http_conn *c, const char *host, const char *port, const char *req,
-		    size_t len, const struct timespec *end, struct http_reply *out,
+		    size_t len, long end, struct http_reply *out,
 		    char *why, size_t why_size)
 {
 	int ret = c->fd >= 0 ? 0 : open_conn(c, host, port, end);
@@ -245,18 +243,11 @@ int http_post(struct http_conn *c, const char *url, const char *auth, const char
 {
 	char host[HTTP_HOST_MAX], port[16], hp[HTTP_HOST_MAX + 16], *req = NULL;
 	const char *path;
-	struct timespec end;
+	long end = clock_ms() + timeout_ms;
 	bool reused;
 	int ret, n;
 
 	memset(out, 0, sizeof(*out));
-	clock_gettime(CLOCK_MONOTONIC, &end);
-	end.tv_sec += timeout_ms / 1000;
-	end.tv_nsec += timeout_ms % 1000 * 1000000L;
-	if (end.tv_nsec >= 1000000000L) {
-		end.tv_sec++;
-		end.tv_nsec -= 1000000000L;
-	}
 	if (split_url(url, host, port, &path)) {
 		snprintf(why, why_size, "cannot parse URL %s", url);
 		return -EINVAL;
@@ -274,7 +265,7 @@ int http_post(struct http_conn *c, const char *url, const char *auth, const char
 	/* A kept-alive connection the server dropped meanwhile: once more, fresh. */
 	do {
 		reused = c->fd >= 0;
-		ret = exchange(c, host, port, req, (size_t)n, &end, out, why, why_size);
+		ret = exchange(c, host, port, req, (size_t)n, end, out, why, why_size);
 	} while (reused && (ret == -EPIPE || ret == -ECONNRESET));
 	free(req);
 	return ret;

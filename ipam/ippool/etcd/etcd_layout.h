@@ -29,7 +29,7 @@ void layout_owner_key(const char *prefix, const struct pool_key *k, char *out);
 void layout_info_key(const char *prefix, const char *net, const char *pool, char *out);
 /* The directory of a range's uniqueness scope, ending in '/'. */
 void layout_scope_dir(const char *prefix, const struct pool_range *r, char *out);
-void layout_addr_key(const char *dir, int family, pool_u128 a, char *out);
+void layout_addr_key(const char *dir, int family, ipaddr_u128 a, char *out);
 /* GC's index: the directory of one node's leases in one CNI network, ending
  * in '/', and the key of one lease in it. node is a hostname (at most
  * HOST_NAME_MAX bytes). */
@@ -38,12 +38,11 @@ void layout_gc_key(const char *prefix, const char *node, const struct pool_owner
 /* The attachment an index key under dir names: -EINVAL unless the key is
  * dir + "<containerID>/<ifname>", both valid. */
 int layout_gc_parse(const char *dir, const char *key, struct pool_key *k);
-/* 8 (IPv4) or 32 (IPv6) lower-case hex digits; out holds 33 bytes. */
-void layout_hex_format(int family, pool_u128 a, char *out);
-int layout_hex_parse(const char *s, int family, pool_u128 *out);
+/* The 8 (IPv4) or 32 (IPv6) lower-case hex digits layout_addr_key ends in. */
+int layout_hex_parse(const char *s, int family, ipaddr_u128 *out);
 
 /* An address key's value: its holder (k), or a hold until hold_until (k NULL). */
-char *layout_addr_value(const struct pool_key *k, const char *pool, int family, pool_u128 a,
+char *layout_addr_value(const struct pool_key *k, const char *pool, int family, ipaddr_u128 a,
 			int64_t hold_until);
 /* Held, or on a hold that has not run out at now. */
 bool layout_value_blocks(const char *value, int64_t now);
@@ -54,9 +53,9 @@ bool layout_value_has_holder(const char *value);
  * the node that made it and, per address, the key that holds it. Parsing
  * gives node "" and cni_network "" when absent (older versions); present,
  * they must be valid. It also checks what keys are made of: an attachment
- * design.md allows, 1 to POOL_MAX_RANGES addresses, each with family 4 or
- * 6, a prefix length that family has, and the key of that address under
- * prefix; -EINVAL (l zeroed) otherwise. */
+ * the id rules of docs/internals.md (Contracts) allow, 1 to POOL_MAX_RANGES
+ * addresses, each with family 4 or 6, a prefix length that family has, and
+ * the key of that address under prefix; -EINVAL (l zeroed) otherwise. */
 char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node);
 int layout_parse_lease(const char *prefix, const char *value, struct pool_lease *l,
 		       char keys[][LAYOUT_KEY_MAX], char node[LAYOUT_NODE_MAX]);
@@ -64,5 +63,5 @@ int layout_parse_lease(const char *prefix, const char *value, struct pool_lease 
 /* Pool info with the cursor: every usable address below it is held.
  * Parsing wants first <= last, usable within them and the cursor in
  * [first, last + 1]; -EINVAL (all zeroed) otherwise. */
-char *layout_info_value(const struct pool_info *pi, pool_u128 cursor);
-int layout_parse_info(const char *value, struct pool_info *pi, pool_u128 *cursor);
+char *layout_info_value(const struct pool_info *pi, ipaddr_u128 cursor);
+int layout_parse_info(const char *value, struct pool_info *pi, ipaddr_u128 *cursor);

@@ -11,7 +11,7 @@ struct lidx {
 	void *map;
 	size_t map_len;
 	uint64_t *count;	/* in the file header */
-	pool_u128 *a;		/* sorted, unique */
+	ipaddr_u128 *a;		/* sorted, unique */
 	size_t cap;
 };
 
@@ -26,10 +26,10 @@ static inline size_t lidx_len(const struct lidx *x)
 {
 	return (size_t)*x->count;
 }
-bool lidx_has(const struct lidx *x, pool_u128 v);
+bool lidx_has(const struct lidx *x, ipaddr_u128 v);
 /* -EEXIST when present. */
-int lidx_insert(struct lidx *x, pool_u128 v);
+int lidx_insert(struct lidx *x, ipaddr_u128 v);
 /* -ENOENT when absent. */
-int lidx_remove(struct lidx *x, pool_u128 v);
+int lidx_remove(struct lidx *x, ipaddr_u128 v);
 /* Replaces dirfd/name with the sorted unique a[0..n) (rebuild). */
-int lidx_write(int dirfd, const char *name, const pool_u128 *a, size_t n);
+int lidx_write(int dirfd, const char *name, const ipaddr_u128 *a, size_t n);

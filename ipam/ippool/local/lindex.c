@@ -25,8 +25,8 @@ static int map(struct lidx *x, size_t len)
 	x->map = m;
 	x->map_len = len;
 	x->count = (uint64_t *)((char *)m + 8);
-	x->a = (pool_u128 *)((char *)m + HDR);
-	x->cap = (len - HDR) / sizeof(pool_u128);
+	x->a = (ipaddr_u128 *)((char *)m + HDR);
+	x->cap = (len - HDR) / sizeof(ipaddr_u128);
 	return 0;
 }
 
@@ -63,8 +63,8 @@ int lidx_open(int dirfd, const char *name, struct lidx *x)
 		goto fail;
 	/* Every index starts with its header: an empty file was cut, not made. */
 	ret = -EBADMSG;
-	if (!S_ISREG(st.st_mode) || st.st_size < HDR || (st.st_size - HDR) % sizeof(pool_u128) ||
-	    (size_t)(st.st_size - HDR) / sizeof(pool_u128) > MAX_CAP)
+	if (!S_ISREG(st.st_mode) || st.st_size < HDR || (st.st_size - HDR) % sizeof(ipaddr_u128) ||
+	    (size_t)(st.st_size - HDR) / sizeof(ipaddr_u128) > MAX_CAP)
 		goto fail;
 	ret = map(x, (size_t)st.st_size);
 	if (ret)
@@ -86,7 +86,7 @@ int lidx_create(int dirfd, const char *name, struct lidx *x)
 	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
 	if (fd < 0)
 		return -errno;
-	ret = allocate(fd, HDR + MIN_CAP * sizeof(pool_u128));
+	ret = allocate(fd, HDR + MIN_CAP * sizeof(ipaddr_u128));
 	if (!ret && pwrite(fd, hdr, HDR, 0) != HDR)
 		ret = errno ? -errno : -EIO;
 	close(fd);
@@ -107,7 +107,7 @@ void lidx_close(struct lidx *x)
 	x->fd = -1;
 }
 
-static size_t lower_bound(const struct lidx *x, pool_u128 v)
+static size_t lower_bound(const struct lidx *x, ipaddr_u128 v)
 {
 	size_t lo = 0, hi = lidx_len(x);
 
@@ -122,7 +122,7 @@ static size_t lower_bound(const struct lidx *x, pool_u128 v)
 	return lo;
 }
 
-bool lidx_has(const struct lidx *x, pool_u128 v)
+bool lidx_has(const struct lidx *x, ipaddr_u128 v)
 {
 	size_t i = lower_bound(x, v);
 
@@ -132,7 +132,7 @@ bool lidx_has(const struct lidx *x, pool_u128 v)
 static int grow(struct lidx *x)
 {
 	size_t cap = x->cap < MIN_CAP ? MIN_CAP : 2 * x->cap;
-	size_t len = HDR + cap * sizeof(pool_u128);
+	size_t len = HDR + cap * sizeof(ipaddr_u128);
 	int ret;
 
 	if (cap > MAX_CAP)
@@ -145,7 +145,7 @@ static int grow(struct lidx *x)
 	return map(x, len);
 }
 
-int lidx_insert(struct lidx *x, pool_u128 v)
+int lidx_insert(struct lidx *x, ipaddr_u128 v)
 {
 	size_t i = lower_bound(x, v), n = lidx_len(x);
 	int ret;
@@ -157,24 +157,24 @@ int lidx_insert(struct lidx *x, pool_u128 v)
 		if (ret)
 			return ret;
 	}
-	memmove(&x->a[i + 1], &x->a[i], (n - i) * sizeof(pool_u128));
+	memmove(&x->a[i + 1], &x->a[i], (n - i) * sizeof(ipaddr_u128));
 	x->a[i] = v;
 	*x->count = n + 1;
 	return 0;
 }
 
-int lidx_remove(struct lidx *x, pool_u128 v)
+int lidx_remove(struct lidx *x, ipaddr_u128 v)
 {
 	size_t i = lower_bound(x, v), n = lidx_len(x);
 
 	if (i == n || x->a[i] != v)
 		return -ENOENT;
-	memmove(&x->a[i], &x->a[i + 1], (n - i - 1) * sizeof(pool_u128));
+	memmove(&x->a[i], &x->a[i + 1], (n - i - 1) * sizeof(ipaddr_u128));
 	*x->count = n - 1;
 	return 0;
 }
 
-int lidx_write(int dirfd, const char *name, const pool_u128 *a, size_t n)
+int lidx_write(int dirfd, const char *name, const ipaddr_u128 *a, size_t n)
 {
 	struct lidx x;
 	int ret;
@@ -187,7 +187,7 @@ int lidx_write(int dirfd, const char *name, const pool_u128 *a, size_t n)
 	while (x.cap < n && !ret)
 		ret = grow(&x);
 	if (!ret) {
-		memcpy(x.a, a, n * sizeof(pool_u128));
+		memcpy(x.a, a, n * sizeof(ipaddr_u128));
 		*x.count = n;
 	}
 	lidx_close(&x);
