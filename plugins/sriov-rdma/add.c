@@ -6,6 +6,8 @@
 
 #include "confpath.h"
 #include "log.h"
+#include "nodelock.h"
+#include "statefile.h"
 #include "steps.h"
 #include "verbs.h"
 
@@ -73,7 +75,7 @@ static void roll_back(struct attach *a, int done, struct cni_err *err)
 			log_error("rollback of \"save state\" failed: %s", rm_err.msg);
 		return;
 	}
-	record_state_name(a->containerid, a->ifname, name, sizeof(name));
+	record_state_name(a->state.containerid, a->state.ifname, name, sizeof(name));
 	cni_err_details(err, "rollback incomplete (%d undo steps failed, see the log): state "
 			"%s/%s kept for DEL", failed, a->conf.data_dir, name);
 }
@@ -86,8 +88,8 @@ static int detect_chained(struct attach *a, struct cni_err *err)
 
 	if (a->vf.ifname[0])
 		return 0;
-	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->ifname, &link) == 0) {
-		a->chained = true;
+	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->state.ifname, &link) == 0) {
+		a->state.chained = true;
 		a->pod_ifindex = link.ifindex;
 		a->result = *a->conf.net.prev_result;
 		return 0;
@@ -102,10 +104,10 @@ static int check_ifname_free(struct attach *a, struct cni_err *err)
 {
 	struct link_info link;
 
-	if (a->chained || link_get_by_name(a->pod_nl, a->ifname, &link) == -ENODEV)
+	if (a->state.chained || link_get_by_name(a->pod_nl, a->state.ifname, &link) == -ENODEV)
 		return 0;
-	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s", a->ifname,
-		    a->netns);
+	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s",
+		    a->state.ifname, a->state.netns);
 	return -EEXIST;
 }
 
@@ -129,16 +131,16 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 	/* sysfs and rtnetlink agree the netdev is in the host */
 	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0)
 		return 0;
-	ret = attach_holder(a, &h);
+	ret = statefile_holder(a->lock_fd, &h);
 	if (ret < 0)
 		log_warn("VF %s: ignoring the damaged holder record in %s/%s.lock: %s", a->vf.bdf,
-			 ATTACH_LOCK_DIR, a->conf.device_id, strerror(-ret));
+			 NODELOCK_DIR, a->conf.device_id, strerror(-ret));
 	if (ret < 0 || !h.dir[0] || attach_is_holder(a, &h))
 		return 0;
 	/* the rule the dataDir that wrote it passed */
 	if (confpath_check("dataDir", h.dir, sizeof(h.dir), CONFPATH_WRITE_DIR, &path_err) < 0) {
 		log_warn("VF %s: ignoring the holder record in %s/%s.lock: %s", a->vf.bdf,
-			 ATTACH_LOCK_DIR, a->conf.device_id, path_err.msg);
+			 NODELOCK_DIR, a->conf.device_id, path_err.msg);
 		return 0;
 	}
 	ret = attach_new_saved(ctx, h.dir, h.containerid, h.ifname, &old, err);
@@ -148,10 +150,10 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
 		log_info("VF %s: finished the undo of %s:%s (state in %s), back as %s", a->vf.bdf,
-			 h.containerid, h.ifname, h.dir, old->host_ifname);
-		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
+			 h.containerid, h.ifname, h.dir, old->state.host_ifname);
+		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->state.host_ifname);
 		/* an IB VF was rebound: new netdev, maybe another RDMA device name */
-		if (old->ib)
+		if (old->state.ib)
 			ret = vf_resolve(a, err);
 	} else if (ret != -ENOENT) {
 		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s (state in %s) failed",
@@ -168,14 +170,14 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 
 	ret = attach_open_netns(a, false, err);
 	if (ret == 0)
-		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, err);
+		ret = attach_lock(a, NODELOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = vf_resolve(a, err);
 	if (ret == 0)
 		ret = reclaim_unfinished(ctx, a, err);
 	if (ret == 0)
 		ret = detect_chained(a, err);
-	if (ret == 0 && !a->chained)
+	if (ret == 0 && !a->state.chained)
 		ret = netdev_find_host(a, err);
 	if (ret == 0)
 		ret = check_ifname_free(a, err);

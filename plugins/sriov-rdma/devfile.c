@@ -62,7 +62,7 @@ int devfile_prepare(struct attach *a, struct cni_err *err)
 	const struct devinfo d = {
 		.pci = a->vf.bdf,
 		.pf_pci = a->vf.pf_bdf,
-		.rdma = a->conf.rdma ? a->rdma_name : "",
+		.rdma = a->conf.rdma ? a->state.rdma_name : "",
 	};
 	char *old = NULL;
 	size_t len;

@@ -39,8 +39,8 @@ static int collect(struct plugin_ctx *ctx, const struct conf *conf, const char *
 	int ret;
 
 	ret = attach_new_saved(ctx, conf->data_dir, containerid, ifname, &a, &err);
-	if (ret == 0 && strcmp(a->network, conf->net.name)) {
-		if (!a->network[0])
+	if (ret == 0 && strcmp(a->state.network, conf->net.name)) {
+		if (!a->state.network[0])
 			log_info("gc: %s:%s in %s records no network (an earlier version's): left "
 				 "for its DEL", containerid, ifname, conf->data_dir);
 		ret = -ENOENT;

@@ -12,7 +12,8 @@
 #include "guid.h"
 #include "log.h"
 #include "pcidrv.h"
-#include "record.h"
+#include "nodelock.h"
+#include "statefile.h"
 #include "steps.h"
 
 /* How long a rebound VF (or an IPoIB netdev an RDMA move recreates) may take
@@ -66,7 +67,7 @@ static int vf_guids(const struct sysfs_vf *vf, uint64_t *node, uint64_t *port)
 
 static int read_guids(struct attach *a, struct cni_err *err)
 {
-	int ret = vf_guids(&a->vf, &a->ib_node_guid, &a->ib_port_guid);
+	int ret = vf_guids(&a->vf, &a->state.ib_node_guid, &a->state.ib_port_guid);
 
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_DEVICE, "cannot read the GUIDs of VF %s (RDMA device %s): %s",
@@ -130,20 +131,10 @@ static int pf_holder(const struct sysfs_pf *pf, void *arg)
  * that saved guid as one its VF uses (no GUID given) or gets back when
  * detached (one given, which its PF reports now); into *state. A state
  * that does not read is none: its DEL cannot restore from it either. */
-static bool state_saves(const struct record_holder *h, uint64_t guid, struct attach *state)
+static bool state_saves(const struct record_holder *h, uint64_t guid, struct record_state *state)
 {
-	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
-	char *text = NULL;
-	size_t len = 0;
-	bool saves;
-
-	record_state_name(h->containerid, h->ifname, name, sizeof(name));
-	memset(state, 0, sizeof(*state));
-	saves = cache_read_max(h->dir, name, RECORD_STATE_MAX, &text, &len) == 0 &&
-		record_state_decode(text, len, state) == 0 && state->ib &&
-		(state->ib_node_guid == guid || state->ib_port_guid == guid);
-	free(text);
-	return saves;
+	return statefile_read(h->dir, h->containerid, h->ifname, state) == 0 && state->ib &&
+	       (state->ib_node_guid == guid || state->ib_port_guid == guid);
 }
 
 /* The attached VF other than a's whose state saved guid, found through the
@@ -151,18 +142,18 @@ static bool state_saves(const struct record_holder *h, uint64_t guid, struct att
  * pod is invisible to the PF walk when it keeps its firmware GUIDs (its PF
  * reports 0, its RDMA device is not in the host), and a VF given a GUID
  * gets its saved ones back at DEL. */
-static int state_holder(const struct attach *a, uint64_t guid, struct attach *state)
+static int state_holder(const struct attach *a, uint64_t guid, struct record_state *state)
 {
 	struct record_holder h;
 	char **names = NULL;
 	int found = 0;
 	size_t n = 0;
 
-	if (cache_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
+	if (cache_list(NODELOCK_DIR, ".lock", &names, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
-		if (!found && attach_lock_holder(names[i], &h) == 0 && h.dir[0] &&
-		    state_saves(&h, guid, state) && strcmp(state->vf.bdf, a->vf.bdf))
+		if (!found && statefile_lock_holder(names[i], &h) == 0 && h.dir[0] &&
+		    state_saves(&h, guid, state) && strcmp(state->device_id, a->vf.bdf))
 			found = 1;
 		free(names[i]);
 	}
@@ -189,7 +180,7 @@ static int check_unique(struct attach *a, struct cni_err *err)
 {
 	struct dup_query q = { .a = a, .guid = a->conf.ib.guid, .holder = -1, .err = err };
 	char bdf[SYSFS_BDF_MAX], holder[SYSFS_BDF_MAX + IFNAMSIZ + NETCONF_NAME_MAX + 64];
-	struct attach *state;
+	struct record_state state;
 	int ret;
 
 	ret = sysfs_pf_walk(pf_holder, &q);
@@ -204,19 +195,13 @@ static int check_unique(struct attach *a, struct cni_err *err)
 		snprintf(holder, sizeof(holder), "%s (VF %d of PF %s)", bdf, q.holder, q.pf.ifname);
 		return refuse_held(a, q.guid, holder, err);
 	}
-	state = malloc(sizeof(*state));
-	if (!state) {
-		cni_err_set(err, CNI_ERR_IO, "out of memory");
-		return -ENOMEM;
-	}
-	ret = state_holder(a, q.guid, state);
+	ret = state_holder(a, q.guid, &state);
 	if (ret > 0) {
-		snprintf(holder, sizeof(holder), "%s (attached as %s:%s, which %s)", state->vf.bdf,
-			 state->containerid, state->ifname,
-			 state->ib_guid ? "gets it back when detached" : "uses it");
+		snprintf(holder, sizeof(holder), "%s (attached as %s:%s, which %s)",
+			 state.device_id, state.containerid, state.ifname,
+			 state.ib_guid ? "gets it back when detached" : "uses it");
 		ret = refuse_held(a, q.guid, holder, err);
 	}
-	free(state);
 	return ret;
 }
 
@@ -239,10 +224,10 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	char text[GUID_STR_LEN + 1];
 	int ret;
 
-	if (a->chained || !is_ib(a))
+	if (a->state.chained || !is_ib(a))
 		return 0;
-	a->ib = true;
-	snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+	a->state.ib = true;
+	snprintf(a->state.ib_driver, sizeof(a->state.ib_driver), "%s", a->vf.driver);
 	ret = check_keys(a, err);
 	if (ret == 0)
 		ret = ibconf_check_ready(&a->conf.ib, err);
@@ -250,8 +235,8 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 		ret = read_guids(a, err);
 	if (ret < 0)
 		return ret;
-	if (!a->conf.ib.has_guid && !guid_assigned(a->ib_node_guid)) {
-		guid_format(a->ib_node_guid, text);
+	if (!a->conf.ib.has_guid && !guid_assigned(a->state.ib_node_guid)) {
+		guid_format(a->state.ib_node_guid, text);
 		cni_err_set(err, CNI_ERR_CONFIG, "VF %s has no valid GUID (%s) and none was given: "
 			    IB_GUID_FIX, a->vf.bdf, text);
 		return -EINVAL;
@@ -266,7 +251,7 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	 * the same GUID wait for each other, and not for a rebind. */
 	ret = vf_find_pf(a, err);
 	if (ret == 0)
-		ret = attach_lock_guid(a, a->conf.ib.guid, ATTACH_LOCK_WAIT_MS, err);
+		ret = attach_lock_guid(a, a->conf.ib.guid, NODELOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = check_unique(a, err);
 	return ret;
@@ -313,8 +298,8 @@ static int found_in_host(struct attach *a, bool with_rdma)
 		return 0;
 	if (a->vf.n_rdma != 1 || rdmanl_dev_by_name(a->host_ns, a->vf.rdma[0], &dev, &ignored) < 0)
 		return -EAGAIN;
-	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", dev.name);
-	a->rdma_index = dev.index;
+	snprintf(a->state.rdma_name, sizeof(a->state.rdma_name), "%s", dev.name);
+	a->state.rdma_index = dev.index;
 	return 0;
 }
 
@@ -351,13 +336,13 @@ static int set_guids(struct attach *a, uint64_t node, uint64_t port, struct cni_
  * ib-sriov-cni's node-wide lock is not needed. */
 static int rebind(struct attach *a, struct cni_err *err)
 {
-	int ret = pcidrv_unbind(a->ib_driver, a->vf.bdf);
+	int ret = pcidrv_unbind(a->state.ib_driver, a->vf.bdf);
 
 	if (ret == 0 || ret == -ENODEV)
-		ret = pcidrv_bind(a->ib_driver, a->vf.bdf);
+		ret = pcidrv_bind(a->state.ib_driver, a->vf.bdf);
 	if (ret < 0 && ret != -EBUSY) {
 		cni_err_set(err, CNI_ERR_DEVICE, "failed to rebind VF %s to %s: %s", a->vf.bdf,
-			    a->ib_driver, strerror(-ret));
+			    a->state.ib_driver, strerror(-ret));
 		return ret;
 	}
 	return refind(a, "its driver was rebound", err);
@@ -372,15 +357,15 @@ int ib_apply(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib || !a->conf.ib.has_guid)
+	if (!a->state.ib || !a->conf.ib.has_guid)
 		return 0;
-	a->ib_guid = a->conf.ib.guid;
+	a->state.ib_guid = a->conf.ib.guid;
 	ret = attach_save(a, err);
 	if (ret < 0) {
-		a->ib_guid = 0;		/* nothing written */
+		a->state.ib_guid = 0;		/* nothing written */
 		return ret;
 	}
-	ret = set_guids(a, a->ib_guid, a->ib_guid, err);
+	ret = set_guids(a, a->state.ib_guid, a->state.ib_guid, err);
 	/* the PF shows it now (or the ADD ends): another check may look */
 	attach_unlock_guid(a);
 	if (ret == 0)
@@ -411,13 +396,13 @@ struct name_try {
 static int take_host_name(struct attach *a, void *arg)
 {
 	struct name_try *t = arg;
-	int ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, t->taken);
+	int ret = link_set_name(a->host_nl, a->host_ifindex, a->state.host_ifname, t->taken);
 
 	if (ret != -EEXIST)
 		return ret;
 	if (!t->parked && link_set_name(a->host_nl, a->host_ifindex, IB_PARKED_NAME, t->taken) == 0) {
 		log_info("VF %s waits for its host name %s, another netdev's now", a->vf.bdf,
-			 a->host_ifname);
+			 a->state.host_ifname);
 		t->parked = true;
 	}
 	return -EAGAIN;
@@ -430,16 +415,16 @@ static int rename_host(struct attach *a, struct cni_err *err)
 	struct link_info link;
 	int ret;
 
-	if (!a->host_ifname[0] || !strcmp(a->vf.ifname, a->host_ifname))
+	if (!a->state.host_ifname[0] || !strcmp(a->vf.ifname, a->state.host_ifname))
 		return 0;
 	ret = retry(a, take_host_name, &t);
-	snprintf(link.name, sizeof(link.name), "%s", a->host_ifname);
+	snprintf(link.name, sizeof(link.name), "%s", a->state.host_ifname);
 	if (ret == -EAGAIN) {
 		ret = link_set_name(a->host_nl, a->host_ifindex, IB_KERNEL_NAME, &taken);
 		if (ret == 0 && link_get_by_index(a->host_nl, a->host_ifindex, &link) < 0)
 			snprintf(link.name, sizeof(link.name), "%s", IB_KERNEL_NAME);
 		log_warn("VF %s: its host name %s is another netdev's after %d ms: it is %s now",
-			 a->vf.bdf, a->host_ifname, IB_REFIND_MS, link.name);
+			 a->vf.bdf, a->state.host_ifname, IB_REFIND_MS, link.name);
 	}
 	if (ret < 0) {
 		*err = taken;
@@ -455,7 +440,7 @@ static bool holds_vf(const struct attach *a)
 {
 	struct record_holder h;
 
-	return attach_holder(a, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
+	return statefile_holder(a->lock_fd, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
 }
 
 /* ADD read the VF's GUIDs before it saved the state and before it set one
@@ -467,18 +452,18 @@ int ib_restore(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib)
+	if (!a->state.ib)
 		return 0;
 	if (!holds_vf(a)) {
 		log_info("VF %s is held by another attachment: its GUID stays", a->vf.bdf);
 		return 0;
 	}
-	if (a->ib_guid) {
-		ret = set_guids(a, a->ib_node_guid, a->ib_port_guid, err);
+	if (a->state.ib_guid) {
+		ret = set_guids(a, a->state.ib_node_guid, a->state.ib_port_guid, err);
 		if (ret == 0)
 			ret = rebind(a, err);
 		if (ret == 0)
-			a->ib_guid = 0;
+			a->state.ib_guid = 0;
 	} else {
 		/* the netdev the move back made, renamed below */
 		ret = refind(a, "its RDMA device came back", err);
@@ -501,8 +486,8 @@ static int find_in_pod(struct attach *a, struct link_info *link)
 
 	if (link_get_by_parent(a->pod_nl, a->vf.bdf, link) == 0)
 		return 0;
-	if (rdmanl_dev_by_name(a->pod_ns, a->rdma_name, &dev, &ignored) == 0 && dev.ndev_index &&
-	    link_get_by_index(a->pod_nl, (int)dev.ndev_index, link) == 0)
+	if (rdmanl_dev_by_name(a->pod_ns, a->state.rdma_name, &dev, &ignored) == 0 &&
+	    dev.ndev_index && link_get_by_index(a->pod_nl, (int)dev.ndev_index, link) == 0)
 		return 0;
 	return -EAGAIN;
 }
@@ -519,9 +504,9 @@ static int ipoib_in_pod(struct attach *a, void *arg)
 	ret = find_in_pod(a, &link);
 	if (ret < 0)
 		return ret;
-	ret = attach_alias(a, alias);
-	if (ret == 0 && strcmp(link.name, a->ifname))
-		ret = link_set_name(a->pod_nl, link.ifindex, a->ifname, err);
+	ret = record_alias(&a->state, alias);
+	if (ret == 0 && strcmp(link.name, a->state.ifname))
+		ret = link_set_name(a->pod_nl, link.ifindex, a->state.ifname, err);
 	if (ret == 0)
 		ret = link_set_alias(a->pod_nl, link.ifindex, alias, err);
 	if (ret == 0)
@@ -533,13 +518,13 @@ int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib || !a->has_rdma)
+	if (!a->state.ib || !a->state.has_rdma)
 		return 0;
 	ret = retry(a, ipoib_in_pod, err);
 	if (ret == -EAGAIN)
 		cni_err_set(err, CNI_ERR_DEVICE, "VF %s has no IPoIB netdev %d ms after its RDMA "
-			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS, a->rdma_name,
-			    a->netns);
+			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS,
+			    a->state.rdma_name, a->state.netns);
 	return ret;
 }
 
@@ -547,7 +532,7 @@ int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
 int ib_netdev_to_host(struct attach *a, struct cni_err *err)
 {
 	(void)err;
-	if (a->ib && a->has_rdma)
+	if (a->state.ib && a->state.has_rdma)
 		a->pod_ifindex = 0;
 	return 0;
 }
@@ -560,11 +545,11 @@ void ib_locate(struct attach *a)
 	struct link_info link;
 
 	if (a->pod_ifindex && link_get_by_index(a->pod_nl, a->pod_ifindex, &link) == 0)
-		a->ib = link.type == ARPHRD_INFINIBAND;
+		a->state.ib = link.type == ARPHRD_INFINIBAND;
 	else
-		a->ib = is_ib(a);
-	if (a->ib) {
-		snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+		a->state.ib = is_ib(a);
+	if (a->state.ib) {
+		snprintf(a->state.ib_driver, sizeof(a->state.ib_driver), "%s", a->vf.driver);
 		log_warn("VF %s: no state file: its GUID before ADD is unknown, it keeps the one "
 			 "it has", a->vf.bdf);
 	}

@@ -13,7 +13,7 @@ static const char *const bookkeeping[] = { "ippool", "host-local", "static", "wh
 
 static bool has_ipam(const struct attach *a)
 {
-	return a->conf.has_ipam && !a->chained;
+	return a->conf.has_ipam && !a->state.chained;
 }
 
 static bool beside_moves(const struct attach *a)

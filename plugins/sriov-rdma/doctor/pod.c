@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include "attach.h"
+#include "record.h"
 #include "cache.h"
 #include "netns.h"
 #include "pod.h"
@@ -64,7 +64,7 @@ static int enter(struct pod *p, const char *path, struct report *r)
 
 static bool ours(const struct link_info *li)
 {
-	return !strncmp(li->alias, ATTACH_ALIAS_PREFIX, strlen(ATTACH_ALIAS_PREFIX));
+	return !strncmp(li->alias, RECORD_ALIAS_PREFIX, strlen(RECORD_ALIAS_PREFIX));
 }
 
 static const struct rdmanl_dev *dev_of(const struct pod *p, int ifindex)
