@@ -4,12 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "confpath.h"
+#include "del.h"
+#include "devfile.h"
+#include "ib.h"
+#include "ipamstep.h"
 #include "log.h"
+#include "netdev.h"
 #include "nodelock.h"
+#include "rdma.h"
 #include "statefile.h"
-#include "steps.h"
-#include "verbs.h"
+#include "vf.h"
 
 static int build_result(struct attach *a, struct cni_err *err)
 {
@@ -41,11 +47,11 @@ static const struct step {
 	{ "save state", save, NULL, false },	/* removed by roll_back, or kept for DEL */
 	{ "apply VF settings", vf_apply, vf_restore, true },
 	{ "set the GUID and rebind the VF", ib_apply, ib_restore, true },
-	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon, false },
+	{ "start the IPAM plugin", ipamstep_add_start, ipamstep_add_abandon, false },
 	{ "move the netdev", netdev_to_pod, netdev_to_host, false },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host, false },
 	{ "find the IPoIB netdev", ib_netdev_to_pod, ib_netdev_to_host, false },
-	{ "allocate addresses", ipam_add, ipam_del, false },
+	{ "allocate addresses", ipamstep_add, ipamstep_del, false },
 	{ "configure the pod link", netdev_configure, NULL, false },
 	{ "build the result", build_result, NULL, false },
 	/* last: nothing after it can fail, so it needs no undo */

@@ -5,10 +5,11 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmds.h"
+#include "ib.h"
 #include "ipamexec.h"
+#include "rdma.h"
 #include "rdmanl.h"
-#include "steps.h"
-#include "verbs.h"
 
 #define CHECK_MAX_ADDRS 64
 #define CHECK_MAX_ROUTES 256

@@ -5,10 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmds.h"
+#include "del.h"
+#include "devfile.h"
+#include "ib.h"
+#include "ipamstep.h"
 #include "log.h"
+#include "netdev.h"
 #include "nodelock.h"
-#include "steps.h"
-#include "verbs.h"
+#include "rdma.h"
+#include "vf.h"
 
 /* State first (it knows the original VF settings); without it, the alias on
  * the pod link and the RDMA device whose netdev is that link. */
@@ -47,7 +53,7 @@ static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 	int rdma, netdev, ib = 0, vf = 0, ipam = 0;
 
 	if (release_ip)
-		ipam = ipam_del_start(a, err);
+		ipam = ipamstep_del_start(a, err);
 	rdma = rdma_to_host(a, err);
 	netdev = netdev_to_host(a, err);
 	if (rdma == 0 && (netdev == 0 || netdev == -ENOENT))
@@ -57,7 +63,7 @@ static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 	else
 		log_info("VF %s is not ours to restore (held elsewhere or gone)", a->vf.bdf);
 	if (ipam == 0)
-		ipam = ipam_del_finish(a, err);
+		ipam = ipamstep_del_finish(a, err);
 	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || ib < 0 || vf < 0 || ipam < 0)
 		return -EIO;
 	return attach_remove(a, err);

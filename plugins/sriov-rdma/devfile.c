@@ -10,9 +10,9 @@
 
 #include "cache.h"
 #include "confpath.h"
+#include "devfile.h"
 #include "devinfo.h"
 #include "log.h"
-#include "steps.h"
 
 /* conf.c keeps the path under CONF_DEVINFO_DIR; attach_new has passed it
  * through confpath_check (/var/run/ taken as the /run/ it links to, no

@@ -6,10 +6,10 @@
 #include <string.h>
 
 #include "cache.h"
+#include "cmds.h"
+#include "del.h"
 #include "ipamexec.h"
 #include "log.h"
-#include "steps.h"
-#include "verbs.h"
 
 static bool is_valid(const struct cni_netconf *nc, const char *containerid, const char *ifname)
 {

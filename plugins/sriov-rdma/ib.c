@@ -10,11 +10,13 @@
 
 #include "cache.h"
 #include "guid.h"
+#include "ib.h"
 #include "log.h"
-#include "pcidrv.h"
+#include "netdev.h"
 #include "nodelock.h"
+#include "pcidrv.h"
 #include "statefile.h"
-#include "steps.h"
+#include "vf.h"
 
 /* How long a rebound VF (or an IPoIB netdev an RDMA move recreates) may take
  * to show its netdev and RDMA device again. */

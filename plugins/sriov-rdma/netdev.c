@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "steps.h"
+#include "netdev.h"
 
 /* One move request; the message names the VF and where it was going, the
  * kernel's extack text stays in the details. */

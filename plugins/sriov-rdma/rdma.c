@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "steps.h"
+#include "rdma.h"
 
 /* Shared mode shows every RDMA device in every netns and moves none. A
  * network that asked for isolation ("rdma": true, rdmaIsolation: true) is

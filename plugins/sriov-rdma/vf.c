@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "steps.h"
+#include "vf.h"
 
 /* Drivers that give the VF to user space: no kernel netdev, so no RDMA device. */
 static const char *const userspace_drivers[] = {
