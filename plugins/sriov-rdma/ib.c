@@ -3,14 +3,14 @@
  * take it, and the IPoIB netdev the kernel recreates on a rebind or an RDMA move. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <net/if_arp.h>
 
-#include "cache.h"
 #include "guid.h"
+#include "guidscan.h"
 #include "ib.h"
+#include "ibsysfs.h"
 #include "log.h"
 #include "netdev.h"
 #include "nodelock.h"
@@ -25,185 +25,23 @@
 #define IB_GUID_FIX "supply one (the pod's infiniband-guid network-selection key, or " \
 	"\"guid\" in the network), or let the SR-IOV operator assign VF GUIDs"
 
-/* <VF>/infiniband/<dev>/<attr> in the host's sysfs view. */
-static int rdma_attr(const struct sysfs_vf *vf, const char *attr, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-
-	if (vf->n_rdma != 1 ||
-	    snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/infiniband/%s/%s", sysfs_root(),
-		     vf->bdf, vf->rdma[0], attr) >= (int)sizeof(path))
-		return -ENOENT;
-	return sysfs_read_attr(path, buf, size);
-}
-
 /* The VF's netdev type, else its RDMA port's link layer. */
 static bool is_ib(struct attach *a)
 {
 	struct link_info link;
-	char layer[32];
 
 	if (a->vf.ifname[0] && link_get_by_name(a->host_nl, a->vf.ifname, &link) == 0)
 		return link.type == ARPHRD_INFINIBAND;
-	return rdma_attr(&a->vf, "ports/1/link_layer", layer, sizeof(layer)) == 0 &&
-	       !strcmp(layer, "InfiniBand");
-}
-
-/* What a VF uses now: its RDMA device's node GUID, and the port GUID its
- * GID 0 (fe80::<port GUID>) carries. -ENOENT while the device is not in
- * the host. */
-static int vf_guids(const struct sysfs_vf *vf, uint64_t *node, uint64_t *port)
-{
-	char text[64], gid[64];
-	int ret;
-
-	ret = rdma_attr(vf, "node_guid", text, sizeof(text));
-	if (ret == 0)
-		ret = guid_parse_sysfs(text, node);
-	if (ret == 0)
-		ret = rdma_attr(vf, "ports/1/gids/0", gid, sizeof(gid));
-	if (ret == 0)
-		ret = strlen(gid) == 39 ? guid_parse_sysfs(gid + 20, port) : -EINVAL;
-	return ret;
+	return ibsysfs_is_ib(&a->vf);
 }
 
 static int read_guids(struct attach *a, struct cni_err *err)
 {
-	int ret = vf_guids(&a->vf, &a->state.ib_node_guid, &a->state.ib_port_guid);
+	int ret = ibsysfs_guids(&a->vf, &a->state.ib_node_guid, &a->state.ib_port_guid);
 
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_DEVICE, "cannot read the GUIDs of VF %s (RDMA device %s): %s",
 			    a->vf.bdf, a->vf.n_rdma ? a->vf.rdma[0] : "none", strerror(-ret));
-	return ret;
-}
-
-/* Who holds a GUID among the VFs of the node's IPoIB PFs. */
-struct dup_query {
-	const struct attach *a;
-	struct sysfs_pf pf;		/* the PF walked now */
-	uint64_t guid;
-	int holder;			/* its VF index on pf, -1 none */
-	struct cni_err *err;
-};
-
-/* A VF holds what its PF last set for it, which it takes at its next probe
- * (mlx5 reports 0 for a GUID never set); for a GUID never set, what it uses
- * now, its firmware's, as far as the host sees its RDMA device. */
-static int find_holder(int vf, const struct vf_config *cfg, void *arg)
-{
-	struct dup_query *q = arg;
-	uint64_t node = cfg->guids ? cfg->node_guid : 0, port = cfg->guids ? cfg->port_guid : 0;
-	uint64_t used_node = 0, used_port = 0;
-	char bdf[SYSFS_BDF_MAX];
-	struct sysfs_vf other;
-
-	if (!strcmp(q->pf.bdf, q->a->vf.pf_bdf) && vf == q->a->vf.vf_index)
-		return 0;
-	if ((!node || !port) && sysfs_virtfn(q->pf.bdf, vf, bdf) == 0 &&
-	    sysfs_vf_rdma(bdf, &other) == 0 && vf_guids(&other, &used_node, &used_port) == 0) {
-		node = node ? node : used_node;
-		port = port ? port : used_port;
-	}
-	if (node != q->guid && port != q->guid)
-		return 0;
-	q->holder = vf;
-	return 1;
-}
-
-static int pf_holder(const struct sysfs_pf *pf, void *arg)
-{
-	struct dup_query *q = arg;
-	struct link_info link;
-	int ret;
-
-	/* the VF's own PF whatever sysfs says its type is */
-	if (pf->type != ARPHRD_INFINIBAND && strcmp(pf->bdf, q->a->vf.pf_bdf))
-		return 0;
-	q->pf = *pf;
-	ret = link_get_by_name(q->a->host_nl, pf->ifname, &link);
-	if (ret == 0)
-		ret = link_vf_walk(q->a->host_nl, link.ifindex, find_holder, q);
-	if (ret < 0)
-		cni_err_set(q->err, CNI_ERR_NETLINK, "cannot read the VF GUIDs of PF %s (%s): %s",
-			    pf->ifname, pf->bdf, strerror(-ret));
-	return ret;
-}
-
-/* Whether the state file the holder line h names is an IB attachment's
- * that saved guid as one its VF uses (no GUID given) or gets back when
- * detached (one given, which its PF reports now); into *state. A state
- * that does not read is none: its DEL cannot restore from it either. */
-static bool state_saves(const struct record_holder *h, uint64_t guid, struct record_state *state)
-{
-	return statefile_read(h->dir, h->containerid, h->ifname, state) == 0 && state->ib &&
-	       (state->ib_node_guid == guid || state->ib_port_guid == guid);
-}
-
-/* The attached VF other than a's whose state saved guid, found through the
- * VF lock files' holder lines: 1 with *state its state, else 0. A VF in a
- * pod is invisible to the PF walk when it keeps its firmware GUIDs (its PF
- * reports 0, its RDMA device is not in the host), and a VF given a GUID
- * gets its saved ones back at DEL. */
-static int state_holder(const struct attach *a, uint64_t guid, struct record_state *state)
-{
-	struct record_holder h;
-	char **names = NULL;
-	int found = 0;
-	size_t n = 0;
-
-	if (cache_list(NODELOCK_DIR, ".lock", &names, &n) < 0)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!found && statefile_lock_holder(names[i], &h) == 0 && h.dir[0] &&
-		    state_saves(&h, guid, state) && strcmp(state->device_id, a->vf.bdf))
-			found = 1;
-		free(names[i]);
-	}
-	free(names);
-	return found;
-}
-
-static int refuse_held(const struct attach *a, uint64_t guid, const char *holder,
-		       struct cni_err *err)
-{
-	char text[GUID_STR_LEN + 1];
-
-	guid_format(guid, text);
-	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %s: duplicate GUIDs break "
-		    "the fabric; give each pod its own", a->conf.ib.guid_key, text, holder);
-	return -EEXIST;
-}
-
-/* Duplicate GUIDs break the fabric: refused while another VF of the node
- * holds it, on any IPoIB PF, or will hold it again when its pod detaches.
- * One GETLINK per IPoIB PF (8 on a GPU node); sysfs is read only for VFs
- * whose PF never set a GUID; a state file per attached VF. */
-static int check_unique(struct attach *a, struct cni_err *err)
-{
-	struct dup_query q = { .a = a, .guid = a->conf.ib.guid, .holder = -1, .err = err };
-	char bdf[SYSFS_BDF_MAX], holder[SYSFS_BDF_MAX + IFNAMSIZ + NETCONF_NAME_MAX + 64];
-	struct record_state state;
-	int ret;
-
-	ret = sysfs_pf_walk(pf_holder, &q);
-	if (ret < 0 && !err->msg[0])
-		cni_err_set(err, CNI_ERR_IO, "cannot list the PCI devices under %s: %s",
-			    sysfs_root(), strerror(-ret));
-	if (ret < 0)
-		return ret;
-	if (ret > 0) {
-		if (sysfs_virtfn(q.pf.bdf, q.holder, bdf) < 0)
-			snprintf(bdf, sizeof(bdf), "?");
-		snprintf(holder, sizeof(holder), "%s (VF %d of PF %s)", bdf, q.holder, q.pf.ifname);
-		return refuse_held(a, q.guid, holder, err);
-	}
-	ret = state_holder(a, q.guid, &state);
-	if (ret > 0) {
-		snprintf(holder, sizeof(holder), "%s (attached as %s:%s, which %s)",
-			 state.device_id, state.containerid, state.ifname,
-			 state.ib_guid ? "gets it back when detached" : "uses it");
-		ret = refuse_held(a, q.guid, holder, err);
-	}
 	return ret;
 }
 
@@ -246,7 +84,7 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	if (!a->conf.ib.has_guid)
 		return 0;
 	/* Two ADDs giving one GUID to two VFs (of one PF or two) at once would
-	 * both pass check_unique, each looking before the other sets it: the
+	 * both pass guidscan_check, each looking before the other sets it: the
 	 * VF locks do not meet. The GUID's own lock, node-wide, is held from
 	 * the check until ib_apply has set the GUID through the PF, which from
 	 * then on reports it for this VF to any later check; only ADDs giving
@@ -255,7 +93,7 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	if (ret == 0)
 		ret = attach_lock_guid(a, a->conf.ib.guid, NODELOCK_WAIT_MS, err);
 	if (ret == 0)
-		ret = check_unique(a, err);
+		ret = guidscan_check(a->host_nl, &a->vf, a->conf.ib.guid, a->conf.ib.guid_key, err);
 	return ret;
 }
 
