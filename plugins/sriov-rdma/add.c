@@ -86,37 +86,6 @@ static void roll_back(struct attach *a, int done, struct cni_err *err)
 			"%s/%s kept for DEL", failed, a->conf.data_dir, name);
 }
 
-/* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
- * only move the RDMA device and pass its result on. */
-static int detect_chained(struct attach *a, struct cni_err *err)
-{
-	struct link_info link;
-
-	if (a->vf.ifname[0])
-		return 0;
-	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->state.ifname, &link) == 0) {
-		a->state.chained = true;
-		a->pod_ifindex = link.ifindex;
-		a->result = *a->conf.net.prev_result;
-		return 0;
-	}
-	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "
-		    "netns: another pod holds it, or its driver created none", a->vf.bdf,
-		    a->vf.driver);
-	return -EBUSY;
-}
-
-static int check_ifname_free(struct attach *a, struct cni_err *err)
-{
-	struct link_info link;
-
-	if (a->state.chained || link_get_by_name(a->pod_nl, a->state.ifname, &link) == -ENODEV)
-		return 0;
-	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s",
-		    a->state.ifname, a->state.netns);
-	return -EEXIST;
-}
-
 /* The VF in the host while its lock file still names another attachment
  * with a state file, in whatever dataDir: that attachment's undo is
  * unfinished (its pod died without DEL, its DEL stopped half-way, or its
@@ -182,13 +151,9 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 	if (ret == 0)
 		ret = reclaim_unfinished(ctx, a, err);
 	if (ret == 0)
-		ret = detect_chained(a, err);
-	if (ret == 0 && !a->state.chained)
-		ret = netdev_find_host(a, err);
+		ret = netdev_prepare(a, err);
 	if (ret == 0)
-		ret = check_ifname_free(a, err);
-	if (ret == 0)
-		ret = rdma_resolve(a, err);
+		ret = rdma_prepare(a, err);
 	if (ret == 0)
 		ret = ib_prepare(a, err);
 	if (ret == 0)

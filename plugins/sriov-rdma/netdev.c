@@ -32,9 +32,9 @@ static bool ours(const struct attach *a, const char *alias, char host_ifname[IFN
 	       strcmp(owner, a->state.containerid) == 0;
 }
 
-/* ADD: the VF netdev as sysfs shows it in the host. A VF that still carries
- * an alias of ours came back from a dead pod: its host name is in the alias. */
-int netdev_find_host(struct attach *a, struct cni_err *err)
+/* The VF netdev as sysfs shows it in the host. A VF that still carries an
+ * alias of ours came back from a dead pod: its host name is in the alias. */
+static int find_host(struct attach *a, struct cni_err *err)
 {
 	char owner[NETCONF_NAME_MAX];
 	struct link_info link;
@@ -60,6 +60,48 @@ int netdev_find_host(struct attach *a, struct cni_err *err)
 	a->state.host_up = link.up;
 	a->host_ifindex = link.ifindex;
 	return 0;
+}
+
+/* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
+ * only move the RDMA device and pass its result on. */
+static int detect_chained(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->vf.ifname[0])
+		return 0;
+	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->state.ifname, &link) == 0) {
+		a->state.chained = true;
+		a->pod_ifindex = link.ifindex;
+		a->result = *a->conf.net.prev_result;
+		return 0;
+	}
+	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "
+		    "netns: another pod holds it, or its driver created none", a->vf.bdf,
+		    a->vf.driver);
+	return -EBUSY;
+}
+
+static int check_ifname_free(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->state.chained || link_get_by_name(a->pod_nl, a->state.ifname, &link) == -ENODEV)
+		return 0;
+	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s",
+		    a->state.ifname, a->state.netns);
+	return -EEXIST;
+}
+
+int netdev_prepare(struct attach *a, struct cni_err *err)
+{
+	int ret = detect_chained(a, err);
+
+	if (ret == 0 && !a->state.chained)
+		ret = find_host(a, err);
+	if (ret == 0)
+		ret = check_ifname_free(a, err);
+	return ret;
 }
 
 /* DEL: the link CNI_IFNAME in the pod (its ifindex in *link_ifindex, 0 when

@@ -4,10 +4,10 @@
 
 #include "attach.h"
 
-/* ADD: the VF netdev as sysfs shows it in the host, its host-side facts
- * into the state. A VF that still carries an alias of ours came back from a
- * dead pod: its host name is in the alias. */
-int netdev_find_host(struct attach *a, struct cni_err *err);
+/* ADD, before any change: the VF netdev in the host as it is now (its
+ * host-side facts into the state), or, chained after a plugin that moved
+ * it, the pod's link and that plugin's result; CNI_IFNAME free in the pod. */
+int netdev_prepare(struct attach *a, struct cni_err *err);
 /* DEL: the link CNI_IFNAME in the pod (its ifindex in *link_ifindex, 0 when
  * none). Ours: sets pod_ifindex and, without a state file, the host name
  * from the alias, and returns 0; -ENOENT otherwise. */

@@ -35,7 +35,7 @@ static int check_mode(struct attach *a, bool *moves, struct cni_err *err)
 
 /* ADD: exactly one RDMA device on the VF, visible in the host; it moves in
  * exclusive mode (rdma_name is set either way: the device-info file names it). */
-int rdma_resolve(struct attach *a, struct cni_err *err)
+int rdma_prepare(struct attach *a, struct cni_err *err)
 {
 	struct rdmanl_dev dev;
 	bool moves;

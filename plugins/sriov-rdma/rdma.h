@@ -9,7 +9,7 @@
 
 /* ADD, before any change: exactly one RDMA device on the VF, visible in the
  * host; whether it moves (the RDMA netns mode and the config's "rdma"). */
-int rdma_resolve(struct attach *a, struct cni_err *err);
+int rdma_prepare(struct attach *a, struct cni_err *err);
 /* DEL without state, CHECK: the pod's RDMA device whose port netdev is
  * link_ifindex; -ENOENT when none. */
 int rdma_find_pod(struct attach *a, int link_ifindex);
