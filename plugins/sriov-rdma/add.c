@@ -27,24 +27,19 @@ static int build_result(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* The state holds only what is known before the first change, and is saved
- * before it: DEL can then undo an ADD killed at any point (a runtime
- * timeout) in full, VF settings and host-side MAC and state included. */
-static int save(struct attach *a, struct cni_err *err)
-{
-	return attach_save(a, err);
-}
-
 /* A step that fails undoes what it did itself, except a partial one: its
  * failure can leave part of it done, and its undo, run by roll_back like
- * the others', counts when it fails (the state is then kept for DEL). */
+ * the others', counts when it fails (the state is then kept for DEL).
+ * The state holds only what is known before the first change, and is saved
+ * before it: DEL can then undo an ADD killed at any point (a runtime
+ * timeout) in full, VF settings and host-side MAC and state included. */
 static const struct step {
 	const char *what;
 	int (*run)(struct attach *a, struct cni_err *err);
 	int (*undo)(struct attach *a, struct cni_err *err);
 	bool partial;
 } steps[] = {
-	{ "save state", save, NULL, false },	/* removed by roll_back, or kept for DEL */
+	{ "save state", attach_save, NULL, false },	/* removed by roll_back, or kept for DEL */
 	{ "apply VF settings", vf_apply, vf_restore, true },
 	{ "set the GUID and rebind the VF", ib_apply, ib_restore, true },
 	{ "start the IPAM plugin", ipamstep_add_start, ipamstep_add_abandon, false },
