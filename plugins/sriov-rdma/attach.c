@@ -8,6 +8,7 @@
 
 #include "attach.h"
 #include "confpath.h"
+#include "safeopen.h"
 #include "log.h"
 #include "netns.h"
 #include "nodelock.h"
@@ -42,7 +43,7 @@ int attach_new(const struct plugin_ctx *ctx, struct attach **out, struct cni_err
 	a->pod_ns = -1;
 	a->lock_fd = -1;
 	a->guid_lock_fd = -1;
-	a->ipam = (struct ipam_run)IPAM_RUN_INIT;
+	a->ipam = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
 	ret = cniargs_parse(ctx->env.args, &a->args, err);
 	if (ret == 0)
 		ret = conf_parse(ctx->conf, &a->args, conf_needs(ctx->env.cmd), &a->conf, err);

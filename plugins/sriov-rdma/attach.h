@@ -8,6 +8,8 @@
 #include "conf.h"
 #include "ipamexec.h"
 #include "link.h"
+#include "linkip.h"
+#include "linkvf.h"
 #include "plugin.h"
 #include "record.h"
 #include "result.h"
@@ -43,7 +45,7 @@ struct attach {
 	struct link_sock *pod_nl;
 	int lock_fd;			/* the VF lock (nodelock.h) */
 	int guid_lock_fd;		/* ADD: the GUID lock, from check to set (ib.c) */
-	struct ipam_run ipam;		/* the IPAM plugin while it runs beside a move */
+	struct ipamexec_run ipam;		/* the IPAM plugin while it runs beside a move */
 };
 
 /* Allocates, parses env/args/config; handles closed. */

@@ -167,7 +167,7 @@ int cmd_check(struct plugin_ctx *ctx)
 	if (ret == 0)
 		ret = check_pod(a, &ctx->err);
 	if (ret == 0 && a->conf.has_ipam)
-		ret = ipam_exec(CNI_CMD_CHECK, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+		ret = ipamexec_call(CNI_CMD_CHECK, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
 				&ctx->err);
 	attach_free(a);
 	return ret;

@@ -8,15 +8,17 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "confpath.h"
+#include "safeopen.h"
 #include "devfile.h"
 #include "devinfo.h"
 #include "log.h"
 
 /* conf.c keeps the path under CONF_DEVINFO_DIR; attach_new has passed it
  * through confpath_check (/var/run/ taken as the /run/ it links to, no
- * symlink on the way), and every open here (confpath_open, cache_*) walks
+ * symlink on the way), and every open here (safeopen_file, cache_*) walks
  * it again from "/" without following one. */
 
 /* A symlink on the way or at the name, a file where a directory should be,
@@ -42,10 +44,10 @@ static int read_old(const char *path, char **old, size_t *len, struct cni_err *e
 
 	*old = NULL;
 	*len = 0;
-	fd = confpath_open(path, O_RDONLY, 0);
+	fd = safeopen_file(path, O_RDONLY, 0);
 	if (fd == -ENOENT)
 		return 0;
-	ret = fd < 0 ? fd : cache_read_fd(fd, DEVINFO_MAX, old, len);
+	ret = fd < 0 ? fd : fileio_read_fd(fd, DEVINFO_MAX, old, len);
 	if (fd >= 0)
 		close(fd);
 	if (ret) {
@@ -95,9 +97,9 @@ int devfile_write(struct attach *a, struct cni_err *err)
 	if (!a->devinfo_doc)
 		return 0;
 	split(path, dir, &name);
-	ret = cache_mkdir(dir);
+	ret = fileio_mkdir(dir);
 	if (!ret)
-		ret = cache_write(dir, name, a->devinfo_doc, strlen(a->devinfo_doc));
+		ret = fileio_write(dir, name, a->devinfo_doc, strlen(a->devinfo_doc));
 	return ret ? refused(ret, path, "write", err) : 0;
 }
 
@@ -110,7 +112,7 @@ int devfile_remove(struct attach *a, struct cni_err *err)
 	if (!path[0])
 		return 0;
 	split(path, dir, &name);
-	ret = cache_remove(dir, name);
+	ret = fileio_remove(dir, name);
 	if (ret)
 		return refused(ret, path, "remove", err);
 	log_debug("device-info file %s removed", path);

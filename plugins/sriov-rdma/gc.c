@@ -5,7 +5,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "cmds.h"
 #include "del.h"
 #include "ipamexec.h"
@@ -67,7 +68,7 @@ static int collect_stale(struct plugin_ctx *ctx, const struct conf *conf)
 	size_t n = 0;
 	int ret, failed = 0;
 
-	ret = cache_list(conf->data_dir, ".json", &names, &n);
+	ret = fileio_list(conf->data_dir, ".json", &names, &n);
 	if (ret == -ENOENT)
 		return 0;
 	if (ret < 0) {
@@ -102,7 +103,7 @@ int cmd_gc(struct plugin_ctx *ctx)
 	if (ret == 0)
 		ret = collect_stale(ctx, &a->conf);
 	if (ret == 0 && a->conf.has_ipam)
-		ret = ipam_exec(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
+		ret = ipamexec_call(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
 				&ctx->err);
 	attach_free(a);
 	return ret;

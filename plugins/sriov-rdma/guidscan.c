@@ -6,7 +6,8 @@
 #include <string.h>
 #include <net/if_arp.h>
 
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "guid.h"
 #include "guidscan.h"
 #include "ibsysfs.h"
@@ -88,7 +89,7 @@ static int state_holder(const struct sysfs_vf *vf, uint64_t guid, struct record_
 	int found = 0;
 	size_t n = 0;
 
-	if (cache_list(NODELOCK_DIR, ".lock", &names, &n) < 0)
+	if (fileio_list(NODELOCK_DIR, ".lock", &names, &n) < 0)
 		return 0;
 	for (size_t i = 0; i < n; i++) {
 		if (!found && statefile_lock_holder(names[i], &h) == 0 && h.dir[0] &&

@@ -7,6 +7,7 @@
 #include <time.h>
 #include <net/if_arp.h>
 
+#include "clock.h"
 #include "guid.h"
 #include "guidscan.h"
 #include "ib.h"
@@ -97,24 +98,16 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	return ret;
 }
 
-static long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
 /* Calls try every IB_POLL_MS while it returns -EAGAIN, for at most
  * IB_REFIND_MS: what the kernel (or udev) does after a probe or a move
  * takes its time. try's last return. */
 static int retry(struct attach *a, int (*try)(struct attach *a, void *arg), void *arg)
 {
-	long deadline = now_ms() + IB_REFIND_MS;
+	long deadline = clock_ms() + IB_REFIND_MS;
 	struct timespec pause = { 0, IB_POLL_MS * 1000000L };
 	int ret;
 
-	while ((ret = try(a, arg)) == -EAGAIN && now_ms() < deadline)
+	while ((ret = try(a, arg)) == -EAGAIN && clock_ms() < deadline)
 		nanosleep(&pause, NULL);
 	return ret;
 }

@@ -28,7 +28,7 @@ static bool beside_moves(const struct attach *a)
  * runtime killed waits until the plugin it left running has allocated. */
 static int start(struct attach *a, enum cni_cmd cmd, struct cni_err *err)
 {
-	return ipam_start(&a->ipam, cmd, a->conf.ipam_type, a->conf_text, a->conf_len,
+	return ipamexec_start(&a->ipam, cmd, a->conf.ipam_type, a->conf_text, a->conf_len,
 			  a->lock_fd, err);
 }
 
@@ -46,7 +46,7 @@ int ipamstep_add_abandon(struct attach *a, struct cni_err *err)
 
 	if (a->ipam.pid < 0)
 		return 0;
-	if (ipam_finish(&a->ipam, &a->result, &ignored) < 0)
+	if (ipamexec_finish(&a->ipam, &a->result, &ignored) < 0)
 		return 0;	/* it allocated nothing */
 	return ipamstep_del(a, err);
 }
@@ -59,14 +59,14 @@ int ipamstep_add(struct attach *a, struct cni_err *err)
 		return 0;
 	if (a->ipam.pid < 0)
 		ret = start(a, CNI_CMD_ADD, err);
-	return ret ? ret : ipam_finish(&a->ipam, &a->result, err);
+	return ret ? ret : ipamexec_finish(&a->ipam, &a->result, err);
 }
 
 int ipamstep_del(struct attach *a, struct cni_err *err)
 {
 	if (!has_ipam(a))
 		return 0;
-	return ipam_exec(CNI_CMD_DEL, a->conf.ipam_type, a->conf_text, a->conf_len, NULL, err);
+	return ipamexec_call(CNI_CMD_DEL, a->conf.ipam_type, a->conf_text, a->conf_len, NULL, err);
 }
 
 int ipamstep_del_start(struct attach *a, struct cni_err *err)
@@ -78,5 +78,5 @@ int ipamstep_del_start(struct attach *a, struct cni_err *err)
 
 int ipamstep_del_finish(struct attach *a, struct cni_err *err)
 {
-	return a->ipam.pid < 0 ? 0 : ipam_finish(&a->ipam, NULL, err);
+	return a->ipam.pid < 0 ? 0 : ipamexec_finish(&a->ipam, NULL, err);
 }

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "guid.h"
 #include "nodelock.h"
 #include "sysfs.h"
@@ -14,10 +15,10 @@
 static int lock_in(const char *dir, const char *name, const char *what, int wait_ms,
 		   struct cni_err *err)
 {
-	int ret = cache_mkdir(dir);
+	int ret = fileio_mkdir(dir);
 
 	if (ret == 0)
-		ret = cache_lock(dir, name, wait_ms);
+		ret = lockfile_lock(dir, name, wait_ms);
 	if (ret < 0)
 		cni_err_set(err, ret == -ETIMEDOUT ? CNI_ERR_TRY_AGAIN : CNI_ERR_IO,
 			    "failed to lock %s in %s: %s", what, dir, strerror(-ret));
@@ -45,5 +46,5 @@ int nodelock_guid(uint64_t guid, int wait_ms, struct cni_err *err)
 
 void nodelock_release(int fd)
 {
-	cache_unlock(fd);
+	lockfile_unlock(fd);
 }

@@ -5,7 +5,8 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "log.h"
 #include "nodelock.h"
 #include "statefile.h"
@@ -34,9 +35,9 @@ int statefile_save(const char *dir, const struct record_state *s, int lock_fd,
 
 	record_state_name(s->containerid, s->ifname, name, sizeof(name));
 	if (ret == 0)
-		ret = cache_mkdir(dir);
+		ret = fileio_mkdir(dir);
 	if (ret == 0)
-		ret = cache_write(dir, name, text, strlen(text));
+		ret = fileio_write(dir, name, text, strlen(text));
 	if (ret == 0 && record_holder_format(dir, s->containerid, s->ifname, line) < 0)
 		log_warn("VF %s: dataDir %s cannot be named in its lock file", s->device_id, dir);
 	else if (ret == 0)
@@ -58,7 +59,7 @@ int statefile_load(const char *dir, const char *containerid, const char *ifname,
 	int ret;
 
 	record_state_name(containerid, ifname, name, sizeof(name));
-	ret = cache_read_max(dir, name, RECORD_STATE_MAX, &text, &len);
+	ret = fileio_read_max(dir, name, RECORD_STATE_MAX, &text, &len);
 	if (ret == -ENOENT)
 		return ret;
 	if (ret < 0 && ret != -EFBIG && ret != -EINVAL) {
@@ -89,7 +90,7 @@ int statefile_read(const char *dir, const char *containerid, const char *ifname,
 
 	memset(s, 0, sizeof(*s));
 	record_state_name(containerid, ifname, name, sizeof(name));
-	ret = cache_read_max(dir, name, RECORD_STATE_MAX, &text, &len);
+	ret = fileio_read_max(dir, name, RECORD_STATE_MAX, &text, &len);
 	if (ret == 0)
 		ret = record_state_decode(text, len, s);
 	free(text);
@@ -104,7 +105,7 @@ int statefile_remove(const char *dir, const struct record_state *s, int lock_fd,
 	int ret;
 
 	record_state_name(s->containerid, s->ifname, name, sizeof(name));
-	ret = cache_remove(dir, name);
+	ret = fileio_remove(dir, name);
 	if (ret == 0 && statefile_holder(lock_fd, &h) == 0 &&
 	    record_holder_is(&h, dir, s->containerid, s->ifname))
 		holder_write(lock_fd, lock_id, s->device_id, "");
@@ -138,7 +139,7 @@ int statefile_lock_holder(const char *lock_name, struct record_holder *h)
 	int ret;
 
 	memset(h, 0, sizeof(*h));
-	ret = cache_read_max(NODELOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
+	ret = fileio_read_max(NODELOCK_DIR, lock_name, RECORD_HOLDER_MAX, &text, &len);
 	if (ret == 0)
 		ret = record_holder_parse(text, len, h);
 	else if (ret == -EFBIG || ret == -EINVAL)

@@ -6,7 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "conffiles.h"
 
 /* A copy of plugin carrying the list's cniVersion and name when it has none. */
@@ -79,13 +80,13 @@ int conffiles_load(const char *dir, cJSON **out)
 	*out = cJSON_CreateArray();
 	if (!*out)
 		return -ENOMEM;
-	ret = cache_list(dir, "", &names, &n);
+	ret = fileio_list(dir, "", &names, &n);
 	for (size_t i = 0; i < n; i++) {
 		char *text = NULL;
 		size_t len;
 
 		if (ret == 0 && is_conf_file(names[i]) &&
-		    cache_read(dir, names[i], &text, &len) == 0 &&
+		    fileio_read(dir, names[i], &text, &len) == 0 &&
 		    conffiles_flatten(text, *out) == -ENOMEM)
 			ret = -ENOMEM;
 		free(text);

@@ -5,7 +5,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "guid.h"
 #include "ibdev.h"
 #include "sysfs.h"
@@ -53,7 +54,7 @@ static int read_gids(const char *port_dir, struct ibdev_port *out)
 
 	if (snprintf(dir, sizeof(dir), "%s/gids", port_dir) >= (int)sizeof(dir))
 		return -ENAMETOOLONG;
-	ret = cache_list(dir, "", &names, &n);
+	ret = fileio_list(dir, "", &names, &n);
 	if (ret == 0 && n) {
 		out->gids = calloc(n, sizeof(*out->gids));
 		ret = out->gids ? 0 : -ENOMEM;
@@ -124,7 +125,7 @@ int ibdev_uverbs_find(const char *dir, const char *dev, struct ibdev_uverbs *out
 	size_t n = 0;
 	int ret;
 
-	ret = cache_list(dir, "", &names, &n);
+	ret = fileio_list(dir, "", &names, &n);
 	if (ret == 0)
 		ret = -ENOENT;
 	for (size_t i = 0; i < n; i++) {

@@ -7,7 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "netns.h"
 #include "node.h"
 #include "nodelock.h"
@@ -183,7 +184,7 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 	size_t count = 0;
 	int found = 0;
 
-	cache_list(dir, ".json", &names, &count);
+	fileio_list(dir, ".json", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		if (record_state_split(names[i], cid, sizeof(cid), ifname) == 0) {
 			check_state(n, dir, cid, ifname, r);
@@ -234,11 +235,11 @@ static void check_locks(struct report *r)
 	char *locks = NULL, **names = NULL;
 	size_t count = 0, held = 0;
 
-	if (cache_read("/proc", "locks", &locks, NULL) < 0) {
+	if (fileio_read("/proc", "locks", &locks, NULL) < 0) {
 		report_add(r, REPORT_WARN, "vf-locks", "node", "mount /proc", "cannot read /proc/locks");
 		return;
 	}
-	cache_list(NODELOCK_DIR, ".lock", &names, &count);
+	fileio_list(NODELOCK_DIR, ".lock", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		held += check_lock(names[i], locks, r);
 		free(names[i]);

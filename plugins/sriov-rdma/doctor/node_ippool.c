@@ -52,7 +52,7 @@ static void run_status(const cJSON *conf, const char *key, struct report *r)
 		report_add(r, REPORT_FAIL, "ippool", subject, "retry", "out of memory");
 		return;
 	}
-	if (ipam_exec(CNI_CMD_STATUS, "ippool", text, strlen(text), NULL, &err) < 0)
+	if (ipamexec_call(CNI_CMD_STATUS, "ippool", text, strlen(text), NULL, &err) < 0)
 		report_add(r, REPORT_FAIL, "ippool", subject, "the message names the store and what "
 			   "failed: fix its permissions, endpoints or credentials (README: ippool)",
 			   "store %s: STATUS failed with %d: %s", key, err.code, err.msg);

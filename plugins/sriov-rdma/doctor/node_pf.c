@@ -8,7 +8,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "ibdev.h"
 #include "node.h"
 #include "record.h"
@@ -52,7 +53,7 @@ static bool dir_has_entries(const char *dir, const char *sub, char *first, size_
 	snprintf(path, sizeof(path), "%s/%s", dir, sub);
 	if (first)
 		first[0] = '\0';
-	if (cache_list(path, "", &names, &n) < 0)
+	if (fileio_list(path, "", &names, &n) < 0)
 		return false;
 	if (first && n)
 		snprintf(first, size, "%s", names[0]);
@@ -295,7 +296,7 @@ void node_pf_checks(struct node *n, struct report *r)
 	int pfs = 0;
 
 	snprintf(dir, sizeof(dir), "%s/bus/pci/devices", sysfs_root());
-	cache_list(dir, "", &names, &count);
+	fileio_list(dir, "", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		struct pf pf;
 

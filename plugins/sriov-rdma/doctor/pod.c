@@ -8,7 +8,8 @@
 #include <string.h>
 #include <sys/mount.h>
 #include "record.h"
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "netns.h"
 #include "pod.h"
 #include "sysfs.h"
@@ -138,7 +139,7 @@ static void read_environ(struct pod *p)
 	if (!p->o->pid)
 		return;
 	snprintf(dir, sizeof(dir), "/proc/%d", (int)p->o->pid);
-	if (cache_read(dir, "environ", &p->environ, &p->environ_len) < 0)
+	if (fileio_read(dir, "environ", &p->environ, &p->environ_len) < 0)
 		p->environ = NULL;
 }
 

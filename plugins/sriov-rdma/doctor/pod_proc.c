@@ -7,7 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "cache.h"
+#include "fileio.h"
+#include "lockfile.h"
 #include "nccl.h"
 #include "pod.h"
 #include "procfs.h"
@@ -80,7 +81,7 @@ static void check_memlock(struct pod *p, struct report *r)
 	int ret;
 
 	snprintf(dir, sizeof(dir), "/proc/%d", (int)p->o->pid);
-	if (cache_read(dir, "status", &text, NULL) == 0 && procfs_cap_eff(text, &caps) == 0 &&
+	if (fileio_read(dir, "status", &text, NULL) == 0 && procfs_cap_eff(text, &caps) == 0 &&
 	    (caps >> PROCFS_CAP_IPC_LOCK) & 1) {
 		report_add(r, REPORT_OK, "pod-memlock", "container", NULL, "CAP_IPC_LOCK: no memlock "
 			   "limit applies to memory registration");
@@ -89,7 +90,7 @@ static void check_memlock(struct pod *p, struct report *r)
 	}
 	free(text);
 	text = NULL;
-	ret = cache_read(dir, "limits", &text, NULL);
+	ret = fileio_read(dir, "limits", &text, NULL);
 	if (ret == 0)
 		ret = procfs_memlock(text, &soft, &hard);
 	free(text);

@@ -21,7 +21,7 @@ int procfs_memlock(const char *limits, uint64_t *soft, uint64_t *hard);
 int procfs_cap_eff(const char *status, uint64_t *caps);
 /* The value of name in /proc/PID/environ (len bytes of NUL-separated
  * NAME=value entries; the last may lack its NUL); NULL when absent. The
- * value borrows buf, which must hold a NUL at buf[len] (cache_read's). */
+ * value borrows buf, which must hold a NUL at buf[len] (fileio_read's). */
 const char *procfs_environ_get(const char *buf, size_t len, const char *name);
 /* The pid holding a lock on the file (major:minor, inode) in /proc/locks
  * text; waiters ("->" lines) are not holders. -ENOENT when none. */
