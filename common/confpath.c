@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Confines the paths a network config names to allowed roots and opens them without following symlinks. */
+/* Confines the paths a network config names to allowed roots: the lexical rules, the roots, the refusal. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,40 +9,15 @@
 #include <string.h>
 #include <unistd.h>
 #include <sys/stat.h>
-#include "cache.h"
 #include "confpath.h"
+#include "fileio.h"
+#include "pathcomp.h"
+#include "safeopen.h"
 
 #define ADMIN_FILE_MAX (64 * 1024)
 
 static const char *const write_roots[] = { "/var/lib/cni/", "/run/", "/var/log/" };
 static const char *const read_roots[] = { "/etc/cni/", "/etc/kubernetes/" };
-
-/* The next component of *p, "/" and "." ones skipped; its length, 0 at the end. */
-static size_t next_comp(const char **p, const char **start)
-{
-	size_t n;
-
-	for (;;) {
-		while (**p == '/')
-			(*p)++;
-		*start = *p;
-		while (**p && **p != '/')
-			(*p)++;
-		n = (size_t)(*p - *start);
-		if (n != 1 || **start != '.')
-			return n;
-	}
-}
-
-static int count_comps(const char *path)
-{
-	const char *s;
-	int n = 0;
-
-	while (next_comp(&path, &s))
-		n++;
-	return n;
-}
 
 int confpath_lexical(const char *path)
 {
@@ -53,7 +28,7 @@ int confpath_lexical(const char *path)
 		return -EINVAL;
 	if (strlen(path) >= PATH_MAX)
 		return -ENAMETOOLONG;
-	while ((n = next_comp(&p, &s)))
+	while ((n = pathcomp_next(&p, &s)))
 		if (n == 2 && !memcmp(s, "..", 2))
 			return -ELOOP;
 	return 0;
@@ -66,12 +41,12 @@ bool confpath_under(const char *path, const char *root)
 
 	if (path[0] != '/' || root[0] != '/')
 		return false;
-	while ((rn = next_comp(&r, &rs))) {
-		pn = next_comp(&p, &ps);
+	while ((rn = pathcomp_next(&r, &rs))) {
+		pn = pathcomp_next(&p, &ps);
 		if (pn != rn || memcmp(ps, rs, rn))
 			return false;
 	}
-	return next_comp(&p, &ps) > 0;
+	return pathcomp_next(&p, &ps) > 0;
 }
 
 /* One line of the admin file into out; blank and comment lines add nothing. */
@@ -121,141 +96,10 @@ int confpath_parse_roots(const char *text, struct confpath_roots *out, int *line
 	return ret;
 }
 
-/* openat of one directory entry, not followed if a symlink; made 0700 first
- * when create and missing. An O_PATH fd, or -errno. */
-static int step(int dirfd, const char *name, bool create)
-{
-	int fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-
-	if (fd < 0 && errno == ENOENT && create) {
-		if (mkdirat(dirfd, name, 0700) && errno != EEXIST)
-			return -errno;
-		fd = openat(dirfd, name, O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	}
-	return fd < 0 ? -errno : fd;
-}
-
-/* A directory the admin file may sit in: only root can change what it holds. */
-static bool trusted(int fd)
-{
-	struct stat st;
-
-	return !fstat(fd, &st) && st.st_uid == 0 && !(st.st_mode & (S_IWGRP | S_IWOTH));
-}
-
-/* Walks the first n components of path from "/": an O_PATH fd of the
- * directory reached or -errno; *done counts the components opened, prefix
- * ends at the one that failed. With must_trust, every directory must be
- * trusted (-EPERM otherwise, unless a part is missing: -ENOENT). */
-static int walk(const char *path, int n, bool create, bool must_trust, int *done,
-		char prefix[PATH_MAX])
-{
-	char name[NAME_MAX + 1];
-	const char *p = path, *s;
-	size_t len, plen = 0;
-	int fd, next;
-
-	*done = 0;
-	prefix[0] = '\0';
-	fd = open("/", O_PATH | O_DIRECTORY | O_CLOEXEC);
-	if (fd < 0)
-		return -errno;
-	for (; *done < n; (*done)++) {
-		len = next_comp(&p, &s);
-		if (len > NAME_MAX || plen + len + 2 > PATH_MAX) {
-			close(fd);
-			return -ENAMETOOLONG;
-		}
-		memcpy(name, s, len);
-		name[len] = '\0';
-		plen += (size_t)sprintf(prefix + plen, "/%s", name);
-		next = step(fd, name, create);
-		/* a missing part says more than the trust of the one above it */
-		if (next >= 0 && must_trust && !trusted(fd)) {
-			close(next);
-			next = -EPERM;
-		}
-		close(fd);
-		if (next < 0)
-			return next;
-		fd = next;
-	}
-	if (must_trust && !trusted(fd)) {
-		close(fd);
-		return -EPERM;
-	}
-	return fd;
-}
-
-int confpath_open_dir(const char *path, bool create)
-{
-	char prefix[PATH_MAX];
-	int done, fd, ret;
-
-	if (path[0] != '/')
-		return -EINVAL;
-	fd = walk(path, count_comps(path), create, false, &done, prefix);
-	if (fd < 0)
-		return fd;
-	ret = openat(fd, ".", O_RDONLY | O_DIRECTORY | O_CLOEXEC);
-	if (ret < 0)
-		ret = -errno;
-	close(fd);
-	return ret;
-}
-
-/* The file's last component opened in an O_PATH dirfd: a regular file, blocking. */
-static int open_leaf(int dirfd, const char *path, int flags, mode_t mode)
-{
-	const char *p = path, *s = path, *leaf = NULL;
-	char name[NAME_MAX + 1];
-	size_t len = 0, n;
-	struct stat st;
-	int fd;
-
-	while ((n = next_comp(&p, &s))) {
-		leaf = s;
-		len = n;
-	}
-	if (!leaf || len > NAME_MAX || (len == 2 && !memcmp(leaf, "..", 2)))
-		return -EINVAL;
-	memcpy(name, leaf, len);
-	name[len] = '\0';
-	fd = openat(dirfd, name, flags | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK, mode);
-	if (fd < 0)
-		return -errno;
-	if (fstat(fd, &st) || !S_ISREG(st.st_mode) ||
-	    fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) & ~O_NONBLOCK)) {
-		close(fd);
-		return -EINVAL;
-	}
-	return fd;
-}
-
-static int open_file(const char *path, int flags, mode_t mode, bool must_trust)
-{
-	char prefix[PATH_MAX];
-	int n, done, dirfd, fd;
-
-	if (path[0] != '/')
-		return -EINVAL;
-	n = count_comps(path);
-	if (n == 0)
-		return -EINVAL;
-	dirfd = walk(path, n - 1, false, must_trust, &done, prefix);
-	if (dirfd < 0)
-		return dirfd;
-	fd = open_leaf(dirfd, path, flags, mode);
-	close(dirfd);
-	return fd;
-}
-
-int confpath_open(const char *path, int flags, mode_t mode)
-{
-	return open_file(path, flags, mode, false);
-}
-
-int confpath_var_run(const char *path, char *out, size_t size)
+/* path as /run/... in out when /var/run is the usual symlink (confpath_check);
+ * -ENOENT when path does not start /var/run/, -EPERM when /var/run is
+ * anything else, -ENAMETOOLONG when out is too small. */
+static int var_run(const char *path, char *out, size_t size)
 {
 	char target[8];
 	struct stat st;
@@ -267,8 +111,8 @@ int confpath_var_run(const char *path, char *out, size_t size)
 	var = open("/var", O_PATH | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
 	if (var < 0)
 		return -EPERM;
-	if (trusted(var) && !fstatat(var, "run", &st, AT_SYMLINK_NOFOLLOW) && S_ISLNK(st.st_mode) &&
-	    st.st_uid == 0)
+	if (safeopen_trusted(var) && !fstatat(var, "run", &st, AT_SYMLINK_NOFOLLOW) &&
+	    S_ISLNK(st.st_mode) && st.st_uid == 0)
 		n = readlinkat(var, "run", target, sizeof(target) - 1);
 	close(var);
 	if (n < 0)
@@ -297,16 +141,16 @@ static void load_admin(struct confpath_roots *roots, char *why, size_t size)
 	why[0] = '\0';
 	if (!file || !*file)
 		file = CONFPATH_ADMIN_FILE;
-	fd = open_file(file, O_RDONLY, 0, true);
+	fd = safeopen_file_trusted(file, O_RDONLY, 0);
 	if (fd == -ENOENT)
 		return;
 	ret = fd < 0 ? fd : fstat(fd, &st) ? -errno : 0;
-	if (!ret && (st.st_uid != 0 || (st.st_mode & (S_IWGRP | S_IWOTH))))
+	if (!ret && !safeopen_trusted(fd))
 		ret = -EPERM;
 	if (!ret && st.st_size > ADMIN_FILE_MAX)
 		ret = -EFBIG;
 	if (!ret)
-		ret = cache_read_fd(fd, SIZE_MAX, &text, &len);
+		ret = fileio_read_fd(fd, SIZE_MAX, &text, &len);
 	if (!ret)
 		ret = confpath_parse_roots(text, roots, &line);
 	if (ret == -EPERM)
@@ -371,20 +215,6 @@ static int refuse(const char *key, const char *path, enum confpath_use use, cons
 	return -EINVAL;
 }
 
-/* The prefix of path that is a symlink, "" when no part that exists is one
- * (a file's walk ends at the file: ENOTDIR unless it is a symlink). */
-static void find_symlink(const char *path, char prefix[PATH_MAX])
-{
-	struct stat st;
-	int done, fd;
-
-	fd = walk(path, count_comps(path), false, false, &done, prefix);
-	if (fd >= 0)
-		close(fd);
-	if (fd >= 0 || lstat(prefix, &st) || !S_ISLNK(st.st_mode))
-		prefix[0] = '\0';
-}
-
 int confpath_check(const char *key, char *path, size_t size, enum confpath_use use,
 		   struct cni_err *err)
 {
@@ -400,7 +230,7 @@ int confpath_check(const char *key, char *path, size_t size, enum confpath_use u
 
 	if (!path[0])
 		return 0;
-	ret = confpath_var_run(path, resolved, sizeof(resolved));
+	ret = var_run(path, resolved, sizeof(resolved));
 	if (ret == 0 && strlen(resolved) < size)
 		strcpy(path, resolved);
 	ret = confpath_lexical(path);
@@ -411,7 +241,7 @@ int confpath_check(const char *key, char *path, size_t size, enum confpath_use u
 		if (!allowed(path, use, &admin))
 			return refuse(key, path, use, "lies outside the allowed roots", err);
 	}
-	find_symlink(path, link);
+	safeopen_find_symlink(path, link);
 	if (link[0]) {
 		char reason[PATH_MAX + 32];
 

@@ -1,10 +1,9 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Paths a network config names: confined to allowed roots and opened without following symlinks. */
+/* Paths a network config names, confined to allowed roots (opening them is safeopen.h's). */
 #pragma once
 
 #include <stdbool.h>
 #include <stddef.h>
-#include <sys/types.h>
 #include "err.h"
 
 /* What the plugin does with a config-named path: written paths may lie
@@ -42,25 +41,11 @@ int confpath_parse_roots(const char *text, struct confpath_roots *out, int *line
 /* The contract for a config's key: path passes confpath_lexical, lies under
  * an allowed root for use (the defaults, or the admin file's), and no part
  * of it that exists is a symlink (for a file, nor the file itself).
- * Refusal: CNI_ERR_CONFIG naming key, path and the allowed roots. A path
- * starting /var/run/ is first rewritten to /run/ when confpath_var_run
- * allows (size: path's buffer). Nothing is created. "" (not set) passes. */
+ * Refusal: CNI_ERR_CONFIG naming key, path and the allowed roots. /var/run
+ * is a symlink to /run on most nodes, and the one symlink this resolves: a
+ * path starting /var/run/ is first rewritten to /run/... (when it fits size,
+ * path's buffer) if /var is a root-owned directory not writable by group or
+ * other and /var/run in it a root-owned symlink to "/run" or "../run".
+ * Nothing is created. "" (not set) passes. */
 int confpath_check(const char *key, char *path, size_t size, enum confpath_use use,
 		   struct cni_err *err);
-
-/* Opens directory path (O_RDONLY) from "/" one component at a time with
- * O_NOFOLLOW, creating missing ones 0700 when create: returns fd or -errno
- * (-ENOTDIR or -ELOOP for a symlink on the way). */
-int confpath_open_dir(const char *path, bool create);
-/* Opens file path through confpath_open_dir of its directory (not created),
- * the file itself with openat(flags | O_NOFOLLOW | O_CLOEXEC, mode); it must
- * be a regular file (-EINVAL otherwise; a FIFO does not block the open). */
-int confpath_open(const char *path, int flags, mode_t mode);
-
-/* /var/run is a symlink to /run on most nodes, and the one symlink this
- * module resolves: a path starting /var/run/ is copied to out as /run/...
- * when /var is a root-owned directory not writable by group or other and
- * /var/run in it is a root-owned symlink to "/run" or "../run"; -ENOENT
- * when path does not start /var/run/, -EPERM when /var/run is anything
- * else, -ENAMETOOLONG when out is too small. */
-int confpath_var_run(const char *path, char *out, size_t size);

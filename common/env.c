@@ -125,7 +125,7 @@ int env_read(struct cni_env *env, struct cni_err *err)
 		return -EINVAL;
 	if (env->containerid && !env_valid_id(env->containerid)) {
 		cni_err_set(err, CNI_ERR_ENV,
-			    "invalid CNI_CONTAINERID \"%s\": must match ^[a-zA-Z0-9][a-zA-Z0-9_.\\-]*$",
+			    "invalid CNI_CONTAINERID \"%s\": must match " ENV_ID_RULE,
 			    env->containerid);
 		return -EINVAL;
 	}

@@ -33,6 +33,10 @@ const char *env_cmd_name(enum cni_cmd cmd);
 /* CHECK needs 0.4.0+, GC and STATUS 1.1.0+ (CNI_ERR_VERSION otherwise). */
 int env_check_version(enum cni_cmd cmd, enum cni_version v, struct cni_err *err);
 
-/* design.md: ^[a-zA-Z0-9][a-zA-Z0-9_.\-]*$ ; ifname 1-15 bytes, no / : or space, not . or .. */
+/* The one id rule (docs/internals.md (Contracts)), for a containerID or a
+ * network name that becomes part of a path or key, as messages spell it. */
+#define ENV_ID_RULE "^[a-zA-Z0-9][a-zA-Z0-9_.\\-]*$"
+/* s matches ENV_ID_RULE, in ASCII whatever the locale. */
 bool env_valid_id(const char *s);
+/* docs/internals.md (Contracts): 1-15 bytes, no '/', ':' or space, not "." or "..". */
 bool env_valid_ifname(const char *s);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* InfiniBand GUIDs: parsed from and printed to text, read from IPoIB addresses. */
+/* InfiniBand GUIDs: parsed from and printed to text. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
@@ -80,16 +80,4 @@ void guid_format(uint64_t g, char out[GUID_STR_LEN + 1])
 bool guid_assigned(uint64_t guid)
 {
 	return guid != 0 && guid != UINT64_MAX;
-}
-
-int guid_from_ipoib_addr(const uint8_t *addr, size_t len, uint64_t *out)
-{
-	uint64_t guid = 0;
-
-	if (len != GUID_IPOIB_ADDR_LEN)
-		return -EINVAL;
-	for (size_t i = GUID_IPOIB_ADDR_LEN - 8; i < GUID_IPOIB_ADDR_LEN; i++)
-		guid = guid << 8 | addr[i];
-	*out = guid;
-	return 0;
 }

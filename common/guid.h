@@ -1,10 +1,8 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The 64-bit InfiniBand GUID in the forms it comes in: text, and the tail of
- * an IPoIB hardware address. No I/O. */
+/* The 64-bit InfiniBand GUID in the text forms it comes in. No I/O. */
 #pragma once
 
 #include <stdbool.h>
-#include <stddef.h>
 #include <stdint.h>
 
 /* "00:02:c9:03:00:21:6e:70": what ib-sriov-cni, Multus's infinibandGUID and
@@ -13,9 +11,6 @@
 /* Four groups of four hex digits: net.ParseMAC's "0002.c903.0021.6e70" and
  * sysfs's node_guid "0002:c903:0021:6e70". */
 #define GUID_QUAD_STR_LEN 19
-/* INFINIBAND_ALEN: 4 bytes of flags and QP number, then the port GID (subnet
- * prefix, then the port GUID). */
-#define GUID_IPOIB_ADDR_LEN 20
 
 /* Exactly GUID_STR_LEN characters, hex digits of either case; -EINVAL
  * otherwise. The form this project writes (state files). */
@@ -34,6 +29,3 @@ void guid_format(uint64_t guid, char out[GUID_STR_LEN + 1]);
 /* All zeros (never assigned) and all ones (the "let the device choose"
  * marker) name no port on the fabric. */
 bool guid_assigned(uint64_t guid);
-/* The port GUID an IPoIB netdev's hardware address carries (bytes 12-19);
- * -EINVAL when len is not GUID_IPOIB_ADDR_LEN. */
-int guid_from_ipoib_addr(const uint8_t *addr, size_t len, uint64_t *out);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* IPv4/IPv6 addresses and prefixes: inet_pton/inet_ntop with strict prefix lengths. */
+/* IPv4/IPv6 addresses and prefixes: inet_pton/inet_ntop with strict prefix lengths, and their numbers. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -90,4 +90,45 @@ bool ipaddr_equal(const struct ipaddr *a, const struct ipaddr *b)
 bool ipprefix_equal(const struct ipprefix *a, const struct ipprefix *b)
 {
 	return a->len == b->len && ipaddr_equal(&a->addr, &b->addr);
+}
+
+static int addr_len(int family)
+{
+	return family == AF_INET ? 4 : 16;
+}
+
+ipaddr_u128 ipaddr_to_u128(const struct ipaddr *a)
+{
+	ipaddr_u128 v = 0;
+
+	for (int i = 0; i < addr_len(a->family); i++)
+		v = v << 8 | a->bytes[i];
+	return v;
+}
+
+void ipaddr_from_u128(int family, ipaddr_u128 v, struct ipaddr *out)
+{
+	memset(out, 0, sizeof(*out));
+	out->family = family;
+	for (int i = addr_len(family) - 1; i >= 0; i--, v >>= 8)
+		out->bytes[i] = (uint8_t)v;
+}
+
+int ipaddr_parse_u128(const char *s, int *family, ipaddr_u128 *out)
+{
+	struct ipaddr a;
+
+	if (ipaddr_parse(s, &a))
+		return -EINVAL;
+	*family = a.family;
+	*out = ipaddr_to_u128(&a);
+	return 0;
+}
+
+void ipaddr_format_u128(int family, ipaddr_u128 v, char buf[IPADDR_STR_MAX])
+{
+	struct ipaddr a;
+
+	ipaddr_from_u128(family, v, &a);
+	ipaddr_format(&a, buf);
 }

@@ -58,7 +58,7 @@ static char **child_env(const char *command)
 	return envp;
 }
 
-static int spawn(struct ipam_run *r, const char *path, int lock_fd, struct cni_err *err)
+static int spawn(struct ipamexec_run *r, const char *path, int lock_fd, struct cni_err *err)
 {
 	posix_spawn_file_actions_t fa;
 	posix_spawnattr_t attr;
@@ -121,7 +121,7 @@ static void close_fd(int *fd)
 	*fd = -1;
 }
 
-static int feed(struct ipam_run *r)
+static int feed(struct ipamexec_run *r)
 {
 	ssize_t n = write(r->in, r->conf + r->sent, r->conf_len - r->sent);
 
@@ -137,7 +137,7 @@ static int feed(struct ipam_run *r)
 	return 0;
 }
 
-static int drain(struct ipam_run *r)
+static int drain(struct ipamexec_run *r)
 {
 	char chunk[16384];
 	ssize_t n = read(r->out, chunk, sizeof(chunk));
@@ -163,7 +163,7 @@ static int drain(struct ipam_run *r)
 }
 
 /* Writes the rest of the config and reads stdout together, so neither side can block the other. */
-static int exchange(struct ipam_run *r, struct cni_err *err)
+static int exchange(struct ipamexec_run *r, struct cni_err *err)
 {
 	int ret = 0;
 
@@ -196,7 +196,7 @@ static int reap(pid_t pid, int *status)
 	return 0;
 }
 
-static int copy_error(const struct ipam_run *r, int status, struct cni_err *err)
+static int copy_error(const struct ipamexec_run *r, int status, struct cni_err *err)
 {
 	const char *type = r->type;
 	cJSON *root = cJSON_Parse(r->buf ? r->buf : "");
@@ -219,7 +219,7 @@ static int copy_error(const struct ipam_run *r, int status, struct cni_err *err)
 	return -EIO;
 }
 
-static int parse_result(const struct ipam_run *r, struct cni_result *out, struct cni_err *err)
+static int parse_result(const struct ipamexec_run *r, struct cni_result *out, struct cni_err *err)
 {
 	const char *printed = r->buf ? r->buf : "";
 	const char *type = r->type;
@@ -240,7 +240,7 @@ out:
 }
 
 /* Closes our ends and waits for the plugin; *status is its wait status. */
-static int release(struct ipam_run *r, int *status)
+static int release(struct ipamexec_run *r, int *status)
 {
 	int ret = 0;
 
@@ -252,13 +252,13 @@ static int release(struct ipam_run *r, int *status)
 	return ret;
 }
 
-int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
-	       size_t conf_len, int lock_fd, struct cni_err *err)
+int ipamexec_start(struct ipamexec_run *r, enum cni_cmd cmd, const char *type, const char *conf,
+		   size_t conf_len, int lock_fd, struct cni_err *err)
 {
 	char path[PATH_MAX];
 	int status, ret;
 
-	*r = (struct ipam_run)IPAM_RUN_INIT;
+	*r = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
 	if (!type || !env_valid_id(type) || strlen(type) >= NAME_MAX) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid ipam type \"%s\": must be a plain program name",
 			    type ? type : "");
@@ -282,7 +282,7 @@ int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const cha
 	return ret;
 }
 
-int ipam_finish(struct ipam_run *r, struct cni_result *out, struct cni_err *err)
+int ipamexec_finish(struct ipamexec_run *r, struct cni_result *out, struct cni_err *err)
 {
 	int status = 0, waited, ret;
 
@@ -310,11 +310,11 @@ out:
 	return ret;
 }
 
-int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
-	      struct cni_result *out, struct cni_err *err)
+int ipamexec_call(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
+		  struct cni_result *out, struct cni_err *err)
 {
-	struct ipam_run r;
-	int ret = ipam_start(&r, cmd, type, conf, conf_len, -1, err);
+	struct ipamexec_run r;
+	int ret = ipamexec_start(&r, cmd, type, conf, conf_len, -1, err);
 
-	return ret ? ret : ipam_finish(&r, out, err);
+	return ret ? ret : ipamexec_finish(&r, out, err);
 }

@@ -9,11 +9,11 @@
 #include "err.h"
 #include "result.h"
 
-/* An IPAM plugin between ipam_start and ipam_finish. */
-struct ipam_run {
+/* An IPAM plugin between ipamexec_start and ipamexec_finish. */
+struct ipamexec_run {
 	pid_t pid;		/* -1: none running */
 	enum cni_cmd cmd;
-	const char *type;	/* borrowed, like conf, until ipam_finish */
+	const char *type;	/* borrowed, like conf, until ipamexec_finish */
 	const char *conf;
 	size_t conf_len, sent;
 	int in;			/* its stdin, we write */
@@ -23,7 +23,7 @@ struct ipam_run {
 	bool overflow;
 };
 
-#define IPAM_RUN_INIT { .pid = -1, .in = -1, .out = -1 }
+#define IPAMEXEC_RUN_INIT { .pid = -1, .in = -1, .out = -1 }
 
 /* Starts <type> from CNI_PATH with the caller's environment but CNI_COMMAND
  * set to cmd, and hands it as much of the config as its stdin takes without
@@ -33,15 +33,15 @@ struct ipam_run {
  * the plugin: the lock stays held until the plugin exits, even if the caller
  * is killed first (a runtime timeout), so no one can undo the caller's work
  * while the plugin is still doing its part. */
-int ipam_start(struct ipam_run *r, enum cni_cmd cmd, const char *type, const char *conf,
-	       size_t conf_len, int lock_fd, struct cni_err *err);
+int ipamexec_start(struct ipamexec_run *r, enum cni_cmd cmd, const char *type, const char *conf,
+		   size_t conf_len, int lock_fd, struct cni_err *err);
 
 /* Feeds the rest of the config, waits for the plugin and releases *r. ADD
  * parses the result into *out (may be NULL for other commands). A plugin
  * error is copied into err (its code, its msg prefixed with the type); a
  * missing binary or bad type is CNI_ERR_IPAM. */
-int ipam_finish(struct ipam_run *r, struct cni_result *out, struct cni_err *err);
+int ipamexec_finish(struct ipamexec_run *r, struct cni_result *out, struct cni_err *err);
 
-/* ipam_start (no lock) then ipam_finish. */
-int ipam_exec(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
-	      struct cni_result *out, struct cni_err *err);
+/* ipamexec_start (no lock) then ipamexec_finish. */
+int ipamexec_call(enum cni_cmd cmd, const char *type, const char *conf, size_t conf_len,
+		  struct cni_result *out, struct cni_err *err);

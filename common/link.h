@@ -1,13 +1,14 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* rtnetlink through libnl-route: links, VF settings on a PF, addresses, routes.
- * Nothing outside this module sees libnl types. */
+/* Network links through rtnetlink: a socket bound to one netns, and the links seen and changed through it. */
 #pragma once
+
+/* A link's addresses and routes are linkip.h's, a PF's VFs linkvf.h's. No
+ * libnl type shows in any of them. */
 
 #include <stdbool.h>
 #include <stdint.h>
 #include <net/if.h>
 #include "err.h"
-#include "ipaddr.h"
 
 #define LINK_ALIAS_MAX 256
 /* MAX_ADDR_LEN: an IPoIB address takes 20 bytes, an Ethernet one 6. */
@@ -65,74 +66,3 @@ int link_set_name(struct link_sock *s, int ifindex, const char *name, struct cni
 int link_set_alias(struct link_sock *s, int ifindex, const char *alias, struct cni_err *err);
 int link_set_up(struct link_sock *s, int ifindex, bool up, struct cni_err *err);
 int link_set_mac(struct link_sock *s, int ifindex, const uint8_t mac[6], struct cni_err *err);
-
-/* Addresses and routes on ifindex. */
-int link_addr_add(struct link_sock *s, int ifindex, const struct ipprefix *addr, struct cni_err *err);
-int link_addr_list(struct link_sock *s, int ifindex, struct ipprefix *out, int max, int *n);
-/* gw family 0 = on-link; dst len 0 = default route. */
-int link_route_add(struct link_sock *s, int ifindex, const struct ipprefix *dst,
-		   const struct ipaddr *gw, struct cni_err *err);
-struct link_route {
-	struct ipprefix dst;
-	struct ipaddr gw;
-};
-/* Main-table routes through ifindex, both families. */
-int link_route_list(struct link_sock *s, int ifindex, struct link_route *out, int max, int *n);
-
-/* VF admin settings on a PF (IFLA_VFINFO_LIST / IFLA_VF_*). */
-enum vf_link_state { VF_LINK_AUTO = 0, VF_LINK_ENABLE = 1, VF_LINK_DISABLE = 2 };
-
-struct vf_config {
-	uint8_t mac[6];
-	int vlan;		/* 0-4095 */
-	int qos;		/* 0-7 */
-	int vlan_proto;		/* ETH_P_8021Q or ETH_P_8021AD, host order */
-	int spoofchk;		/* -1 = unknown/not reported */
-	int trust;		/* -1 = unknown/not reported */
-	int link_state;		/* enum vf_link_state, -1 = unknown */
-	uint32_t min_tx_rate;	/* Mbps */
-	uint32_t max_tx_rate;	/* Mbps */
-	/* InfiniBand: what the PF last set for the VF's next probe (0 never),
-	 * not what the VF uses now; only an IPoIB PF reports them (guids). */
-	uint64_t node_guid;
-	uint64_t port_guid;
-	bool guids;
-};
-
-/* Which fields of a vf_config to apply. */
-enum vf_field {
-	VF_MAC = 1 << 0,
-	VF_VLAN = 1 << 1,	/* vlan, qos, vlan_proto together */
-	VF_SPOOFCHK = 1 << 2,
-	VF_TRUST = 1 << 3,
-	VF_LINK_STATE = 1 << 4,
-	VF_RATE = 1 << 5,	/* min and max together */
-	VF_NODE_GUID = 1 << 6,
-	VF_PORT_GUID = 1 << 7,
-};
-
-/* Reads VF vf of PF pf_ifindex. -ENOENT when the PF reports no VF info
- * (e.g. a veth stand-in) or no entry for that VF. */
-int link_vf_get(struct link_sock *s, int pf_ifindex, int vf, struct vf_config *out);
-/* Calls fn for each VF the PF reports, in one read of its VF list; a
- * non-zero return of fn ends the walk and is returned (-errno of the read). */
-int link_vf_walk(struct link_sock *s, int pf_ifindex,
-		 int (*fn)(int vf, const struct vf_config *cfg, void *arg), void *arg);
-/* Applies the fields in mask, one RTM_SETLINK each (enum vf_field order), so
- * the error names the one setting refused, with the PF, the VF index and the
- * kernel's extack text in details. Fields before the refused one stay set:
- * *set (when not NULL) says which, all of mask on success, so an undo can
- * put back those alone and never send the refused one again. */
-int link_vf_set_some(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
-		     unsigned int mask, unsigned int *set, struct cni_err *err);
-/* link_vf_set_some for a caller that needs no *set. */
-int link_vf_set(struct link_sock *s, int pf_ifindex, int vf, const struct vf_config *cfg,
-		unsigned int mask, struct cni_err *err);
-
-/* For unit tests: encodes the RTM_SETLINK for the fields in mask (link_vf_set
- * sends one per field) into buf (a struct nlmsghdr); returns its length or -errno. */
-int link_vf_encode(void *buf, size_t size, int pf_ifindex, int vf, const struct vf_config *cfg,
-		   unsigned int mask);
-/* For unit tests: reads VF vf from an RTM_NEWLINK (or the request above: the
- * same nesting) the way link_vf_get reads the kernel's reply. */
-int link_vf_decode(const void *buf, size_t len, int vf, struct vf_config *out);

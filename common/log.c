@@ -9,8 +9,8 @@
 #include <strings.h>
 #include <time.h>
 #include <unistd.h>
-#include "confpath.h"
 #include "log.h"
+#include "safeopen.h"
 
 #define LINE_MAX_LEN 2048
 
@@ -87,7 +87,7 @@ void log_init(const char *level, const char *file)
 	log_close();
 	max_level = lvl;
 	if (file && *file) {
-		fd = confpath_open(file, O_WRONLY | O_APPEND | O_CREAT, 0600);
+		fd = safeopen_file(file, O_WRONLY | O_APPEND | O_CREAT, 0600);
 		if (fd >= 0)
 			log_fd = fd;
 		else

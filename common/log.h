@@ -8,7 +8,7 @@ enum log_level { LOG_LVL_PANIC, LOG_LVL_ERROR, LOG_LVL_WARNING, LOG_LVL_INFO, LO
  * "verbose" = debug) in any case, NULL = "error". file NULL = stderr. An
  * unknown level logs at "error", a file that cannot be opened falls back to
  * stderr: each says so in a warning line. The file is opened with
- * confpath_open: no symlink on its way, a regular file. */
+ * safeopen_file: no symlink on its way, a regular file. */
 void log_init(const char *level, const char *file);
 __attribute__((format(printf, 2, 3)))
 void log_msg(enum log_level level, const char *fmt, ...);

@@ -263,7 +263,7 @@ int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *er
 		goto out;
 	if (!env_valid_id(out->name)) {
 		cni_err_set(err, CNI_ERR_CONFIG,
-			    "invalid network name \"%s\": must match ^[a-zA-Z0-9][a-zA-Z0-9_.\\-]*$", out->name);
+			    "invalid network name \"%s\": must match " ENV_ID_RULE, out->name);
 		goto out;
 	}
 	ret = parse_prev_result(root, out, err);

@@ -29,8 +29,8 @@ struct cni_netconf {
 };
 
 /* Reads cniVersion, name, type (optional), prevResult, cni.dev/valid-attachments.
- * cniVersion missing or unknown: CNI_ERR_VERSION; name invalid (design.md
- * rule): CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE. */
+ * cniVersion missing or unknown: CNI_ERR_VERSION; name invalid (env_valid_id,
+ * docs/internals.md (Contracts)): CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE. */
 int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *err);
 void netconf_release(struct cni_netconf *nc);
 /* Best effort: the cniVersion string of a document for the error JSON, even

@@ -1,11 +1,10 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Network namespaces: open a path checked to be one, enter it, identify it. */
+/* Network namespaces: open a path checked to be one, enter it, and come back. */
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/ioctl.h>
-#include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
@@ -56,16 +55,6 @@ int netns_current(void)
 int netns_enter(int fd)
 {
 	return setns(fd, CLONE_NEWNET) < 0 ? -errno : 0;
-}
-
-int netns_inode(int fd, unsigned long *ino)
-{
-	struct stat st;
-
-	if (fstat(fd, &st) < 0)
-		return -errno;
-	*ino = st.st_ino;
-	return 0;
 }
 
 void netns_close(int fd)

@@ -12,6 +12,4 @@ int netns_open(const char *path, int *fd, struct cni_err *err);
 int netns_current(void);
 /* setns(fd, CLONE_NEWNET). */
 int netns_enter(int fd);
-/* Inode number of the netns behind fd (what `ip netns identify` compares). */
-int netns_inode(int fd, unsigned long *ino);
 void netns_close(int fd);

@@ -12,27 +12,15 @@
 #include <sys/socket.h>
 #include <linux/netlink.h>
 #include <netlink/attr.h>
-#include <netlink/handlers.h>
 #include <netlink/msg.h>
 #include <netlink/netlink.h>
 #include <netlink/socket.h>
 #include <rdma/rdma_netlink.h>
-#include "nlack.h"
+#include "nlreq.h"
 #include "rdmanl.h"
 
 #define RDMANL_BUF 16384
 #define REQ_MAX 256
-
-/* What one request collects while its replies are read. */
-struct exchange {
-	int (*cb)(const struct nlmsghdr *nlh, void *data);	/* 0 or -errno */
-	void *data;
-	uint32_t seq;
-	int ret;		/* first failure of cb */
-	int error;		/* -errno from the kernel's NLMSG_ERROR */
-	bool done;
-	char extack[NLACK_TEXT_MAX];
-};
 
 /* The requests are built here, in the caller's buffer, from the uapi alone. */
 static struct nlmsghdr *put_request(void *buf, size_t size, uint32_t seq, int op, uint16_t flags)
@@ -172,69 +160,10 @@ int rdmanl_parse_mode(const void *buf, enum rdmanl_mode *mode)
 	return 0;
 }
 
-/* Replies to another request (none is expected on a fresh socket) are skipped. */
-static int on_seq(struct nl_msg *msg, void *arg)
-{
-	return nlmsg_hdr(msg)->nlmsg_seq == ((struct exchange *)arg)->seq ? NL_OK : NL_SKIP;
-}
-
-static int on_valid(struct nl_msg *msg, void *arg)
-{
-	struct exchange *ex = arg;
-
-	if (ex->cb && !ex->ret)
-		ex->ret = ex->cb(nlmsg_hdr(msg), ex->data);
-	return NL_OK;
-}
-
-static int on_done(struct nl_msg *msg, void *arg)
-{
-	(void)msg;
-	((struct exchange *)arg)->done = true;
-	return NL_STOP;
-}
-
-static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
-{
-	struct exchange *ex = arg;
-
-	(void)nla;
-	ex->error = e->error;
-	ex->done = true;
-	nlack_text(e, ex->extack, sizeof(ex->extack));
-	return NL_STOP;
-}
-
 static int no_rdma(struct cni_err *err)
 {
 	cni_err_set(err, CNI_ERR_RDMA_NETLINK, "kernel has no RDMA netlink (ib_core not loaded?)");
 	return -EPROTONOSUPPORT;
-}
-
-/* Every request asks for an ack, so its replies end with the ack, an error
- * or (a dump) NLMSG_DONE. */
-static int talk(struct nl_sock *sk, const struct nlmsghdr *req, struct exchange *ex)
-{
-	struct nl_cb *cb = nl_cb_alloc(NL_CB_DEFAULT);
-	int ret;
-
-	if (!cb)
-		return -ENOMEM;
-	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq, ex);
-	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, ex);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, ex);
-	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, ex);
-	nl_cb_err(cb, NL_CB_CUSTOM, on_error, ex);
-	ex->seq = req->nlmsg_seq;
-	ret = nl_sendto(sk, (void *)req, req->nlmsg_len);
-	while (ret >= 0 && !ex->done)
-		ret = nl_recvmsgs(sk, cb);
-	nl_cb_put(cb);
-	if (ex->error)
-		return ex->error;
-	if (ret < 0)
-		return -EIO;
-	return ex->ret;
 }
 
 /* A NETLINK_RDMA socket made in a netns, the thread kept there for every
@@ -248,22 +177,15 @@ struct session {
 
 static int connect_rdma(struct session *s, struct cni_err *err)
 {
-	int one = 1, fd, ret;
+	/* old kernels lack NETLINK_EXT_ACK and NETLINK_CAP_ACK; the request
+	 * still works without */
+	int ret = nlreq_socket(NETLINK_RDMA, true, &s->sk);
 
-	s->sk = nl_socket_alloc();
-	if (!s->sk)
-		return -ENOMEM;
-	ret = nl_connect(s->sk, NETLINK_RDMA);
-	if (ret == -NLE_PROTO_MISMATCH)
+	if (ret == -EPROTONOSUPPORT)
 		return no_rdma(err);
 	if (ret < 0)
-		return -EIO;
-	nl_socket_disable_msg_peek(s->sk);
+		return ret;
 	nl_socket_set_msg_buf_size(s->sk, RDMANL_BUF);
-	/* Old kernels lack these options; the request still works without. */
-	fd = nl_socket_get_fd(s->sk);
-	setsockopt(fd, SOL_NETLINK, NETLINK_EXT_ACK, &one, sizeof(one));
-	setsockopt(fd, SOL_NETLINK, NETLINK_CAP_ACK, &one, sizeof(one));
 	return 0;
 }
 
@@ -306,20 +228,22 @@ static int session_start(int netns_fd, struct session *s, struct cni_err *err)
 	return ret ? session_end(s, ret, err) : 0;
 }
 
-static int ask(struct session *s, const struct nlmsghdr *req,
-	       int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
+/* Every request asks for an ack, so its replies end with the ack, an error
+ * or (a dump) NLMSG_DONE. */
+static int ask(struct session *s, struct nlmsghdr *req, nlreq_parse_fn *parse, void *data,
+	       struct cni_err *err)
 {
-	struct exchange ex = { .cb = cb, .data = data };
-	int ret = talk(s->sk, req, &ex);
+	char text[NLREQ_TEXT_MAX];
+	int ret = nlreq_exchange(s->sk, req, parse, data, text);
 
-	if (ret && ex.extack[0])
-		cni_err_details(err, "%s", ex.extack);
+	if (ret && text[0])
+		cni_err_details(err, "%s", text);
 	return ret;
 }
 
 /* One request in a session of its own. */
-static int request(int netns_fd, const struct nlmsghdr *req,
-		   int (*cb)(const struct nlmsghdr *nlh, void *data), void *data, struct cni_err *err)
+static int request(int netns_fd, struct nlmsghdr *req, nlreq_parse_fn *cb, void *data,
+		   struct cni_err *err)
 {
 	struct session s;
 	int ret;
@@ -452,8 +376,7 @@ static int port_netdev(struct session *s, struct rdmanl_dev *dev, struct cni_err
 	return ret;
 }
 
-static int dump(struct session *s, int (*cb)(const struct nlmsghdr *nlh, void *data), void *data,
-		struct cni_err *err)
+static int dump(struct session *s, nlreq_parse_fn *cb, void *data, struct cni_err *err)
 {
 	char buf[REQ_MAX];
 	int ret;

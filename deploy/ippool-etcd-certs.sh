@@ -25,7 +25,7 @@ openssl req -x509 -newkey rsa:3072 -nodes -keyout ca.key -out ca.crt -days "$day
 svc=ippool-etcd.$ns.svc
 cert server ippool-etcd "subjectAltName=DNS:*.$svc,DNS:*.$svc.cluster.local,DNS:ippool-etcd-client.$ns.svc,DNS:localhost,IP:127.0.0.1,IP:$ip
 extendedKeyUsage=serverAuth,clientAuth"
-# The CN is the etcd user when RBAC is on (README: ippool on etcd).
+# The CN is the etcd user when RBAC is on (docs/ippool-etcd.md).
 cert client ippool "extendedKeyUsage=clientAuth"
 rm -f ca.srl
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 #include <sys/file.h>
 #include <sys/stat.h>
-#include "cache.h"
+#include "fileio.h"
 #include "install.h"
 
 int install_lock(const char *dir)
@@ -41,7 +41,7 @@ static int read_at(const char *dir, const char *name, int flags, char **out, siz
 	fd = open(path, O_RDONLY | O_CLOEXEC | flags);
 	if (fd < 0)
 		return -errno;
-	ret = fstat(fd, &st) ? -errno : cache_read_fd(fd, SIZE_MAX, out, len);
+	ret = fstat(fd, &st) ? -errno : fileio_read_fd(fd, SIZE_MAX, out, len);
 	if (!ret)
 		*mode = st.st_mode & 07777;
 	close(fd);
@@ -69,7 +69,7 @@ int install_file(const char *from, const char *to, const char *name, mode_t mode
 		*out = INSTALL_UNCHANGED;
 		goto out;
 	}
-	ret = cache_write_durable(to, name, data, len, mode);
+	ret = fileio_write_durable(to, name, data, len, mode);
 out:
 	free(old);
 	free(data);

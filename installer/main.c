@@ -9,7 +9,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
-#include "cache.h"
+#include "fileio.h"
 #include "install.h"
 #include "ready.h"
 #include "sysfs.h"
@@ -74,7 +74,7 @@ static int sync_conf(const struct opts *o, bool quiet)
 	size_t n = 0, i;
 	int ret;
 
-	ret = cache_list(o->conf_from, "", &names, &n);
+	ret = fileio_list(o->conf_from, "", &names, &n);
 	if (ret)
 		fprintf(stderr, "sriov-rdma-install: cannot list %s: %s\n", o->conf_from,
 			strerror(-ret));

@@ -9,29 +9,7 @@
 #include "log.h"
 #include "result.h"
 #include "setup.h"
-#include "verbs.h"
-
-/* runtimeConfig.ips and CNI_ARGS IP= (comma-separated). */
-static int want_addresses(struct ippool *p, const struct cni_args *args, struct cni_err *err)
-{
-	const cJSON *rc = cJSON_GetObjectItemCaseSensitive(p->root, "runtimeConfig");
-	const cJSON *ips = cJSON_GetObjectItemCaseSensitive(rc, "ips"), *e;
-	char list[CNIARGS_VAL_MAX], *tok, *save = NULL;
-
-	cJSON_ArrayForEach(e, ips) {
-		if (!cJSON_IsString(e)) {
-			cni_err_set(err, CNI_ERR_DECODE, "runtimeConfig.ips must hold strings");
-			return -EINVAL;
-		}
-		if (conf_want(p->conf, e->valuestring, err))
-			return -EINVAL;
-	}
-	strcpy(list, args->ip);
-	for (tok = strtok_r(list, ",", &save); tok; tok = strtok_r(NULL, ",", &save))
-		if (conf_want(p->conf, tok, err))
-			return -EINVAL;
-	return 0;
-}
+#include "cmds.h"
 
 static void fill_owner(const struct plugin_ctx *ctx, const struct ippool *p, const struct cni_args *args,
 		       struct pool_owner *o)
@@ -59,7 +37,7 @@ int cmd_add(struct plugin_ctx *ctx)
 		return ret;
 	ret = cniargs_parse(ctx->env.args, &args, &ctx->err);
 	if (!ret)
-		ret = want_addresses(&p, &args, &ctx->err);
+		ret = poolconf_request(p.conf, args.ip, &ctx->err);
 	if (ret)
 		goto out;
 	fill_owner(ctx, &p, &args, &owner);
@@ -75,11 +53,11 @@ int cmd_add(struct plugin_ctx *ctx)
 	for (int i = 0; i < lease.n_addrs; i++) {
 		char text[64];
 
-		pool_addr_format(lease.addrs[i].family, lease.addrs[i].addr, text, sizeof(text));
+		ipaddr_format_u128(lease.addrs[i].family, lease.addrs[i].addr, text);
 		log_info("ADD %s %s: %s in %s", owner.key.containerid, owner.key.ifname, text,
 			 lease.addrs[i].pool);
 	}
-	conf_result(p.conf, &lease, res);
+	poolconf_result(p.conf, &lease, res);
 	ctx->out = result_to_json(res, p.nc.version);
 	if (!ctx->out) {
 		ret = -ENOMEM;

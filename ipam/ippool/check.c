@@ -6,22 +6,21 @@
 #include "ipaddr.h"
 #include "range.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 static bool in_result(const struct cni_result *r, const struct pool_addr *a)
 {
-	char want[IPADDR_STR_MAX], have[IPADDR_STR_MAX];
-
-	pool_addr_format(a->family, a->addr, want, sizeof(want));
 	for (int i = 0; i < r->n_ips; i++) {
-		ipaddr_format(&r->ips[i].address.addr, have);
-		if (!strcmp(want, have) && r->ips[i].address.len == a->prefix_len)
+		const struct ipprefix *p = &r->ips[i].address;
+
+		if (p->addr.family == a->family && ipaddr_to_u128(&p->addr) == a->addr &&
+		    p->len == a->prefix_len)
 			return true;
 	}
 	return false;
 }
 
-static bool in_lease(const struct pool_lease *l, int family, pool_u128 a)
+static bool in_lease(const struct pool_lease *l, int family, ipaddr_u128 a)
 {
 	for (int i = 0; i < l->n_addrs; i++)
 		if (l->addrs[i].family == family && l->addrs[i].addr == a)
@@ -32,16 +31,11 @@ static bool in_lease(const struct pool_lease *l, int family, pool_u128 a)
 /* An address of prevResult inside one of our ranges must be ours. */
 static bool stray(const struct pool_conf *c, const struct pool_lease *l, const struct ipaddr *ip)
 {
-	char text[IPADDR_STR_MAX];
-	pool_u128 a;
-	int fam;
+	ipaddr_u128 a = ipaddr_to_u128(ip);
 
-	ipaddr_format(ip, text);
-	if (range_addr_parse(text, &fam, &a))
-		return false;
 	for (int i = 0; i < c->n_ranges; i++)
-		if (c->ranges[i].family == fam && range_contains(&c->ranges[i], a))
-			return !in_lease(l, fam, a);
+		if (c->ranges[i].family == ip->family && range_contains(&c->ranges[i], a))
+			return !in_lease(l, ip->family, a);
 	return false;
 }
 
@@ -52,7 +46,7 @@ static int compare(const struct pool_conf *c, const struct pool_lease *l,
 
 	for (int i = 0; i < l->n_addrs; i++) {
 		if (!in_result(prev, &l->addrs[i])) {
-			pool_addr_format(l->addrs[i].family, l->addrs[i].addr, text, sizeof(text));
+			ipaddr_format_u128(l->addrs[i].family, l->addrs[i].addr, text);
 			cni_err_set(err, CNI_ERR_CHECK, "reserved address %s/%d is not in prevResult",
 				    text, l->addrs[i].prefix_len);
 			return -EINVAL;

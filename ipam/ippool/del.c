@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include "log.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 int cmd_del(struct plugin_ctx *ctx)
 {

@@ -5,9 +5,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "conf.h"
+#include "poolconf.h"
+#include "env.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 static const char usage[] =
 	"usage: ippool fill --data-dir DIR --range CIDR --count N [--network NAME] [--prefix ID]\n"
@@ -62,7 +63,7 @@ int tool_fill(int argc, char **argv)
 			count = strtol(optarg, NULL, 10);
 		else if (opt == 'p')
 			prefix = optarg;
-		else if (opt == 'N' && conf_valid_name(optarg) && strlen(optarg) < POOL_NAME_MAX)
+		else if (opt == 'N' && env_valid_id(optarg) && strlen(optarg) < POOL_NAME_MAX)
 			name = optarg;
 		else if (opt == 'd' || opt == 'r' || opt == 'n')
 			cJSON_AddStringToObject(ipam, keys[opt], optarg);
@@ -71,13 +72,13 @@ int tool_fill(int argc, char **argv)
 	}
 	if (count < 0 || !cJSON_GetObjectItem(ipam, "dataDir") || !cJSON_GetObjectItem(ipam, "range"))
 		goto usage;
-	if (conf_parse(ipam, NULL, c, &err)) {
+	if (poolconf_parse(ipam, NULL, NULL, c, &err)) {
 		fprintf(stderr, "ippool fill: %s\n", err.msg);
 		ret = 1;
 		goto out;
 	}
 	ret = fill(c, prefix, name, count);
-	conf_release(c);
+	poolconf_release(c);
 	goto out;
 usage:
 	fputs(usage, stderr);

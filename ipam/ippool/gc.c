@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* GC (CNI 1.1): releases the reservations of this CNI network (the config's name) whose attachments are not in cni.dev/valid-attachments. */
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 int cmd_gc(struct plugin_ctx *ctx)
 {

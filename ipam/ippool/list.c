@@ -6,9 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "conf.h"
+#include "poolconf.h"
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 struct pools {
 	struct pool_info *v;
@@ -18,7 +18,7 @@ struct pools {
 /* One pass over the leases for one pool: count, or print. */
 struct pass {
 	const struct pool_info *pi;
-	pool_u128 used;
+	ipaddr_u128 used;
 	bool print;
 };
 
@@ -44,7 +44,7 @@ static void print_addr(const struct pool_lease *l, const struct pool_addr *a)
 	time_t t = (time_t)l->owner.created;
 	struct tm tm;
 
-	pool_addr_format(a->family, a->addr, text, sizeof(text));
+	ipaddr_format_u128(a->family, a->addr, text);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
 	/* The last column is GC's scope: "(none)" on a lease of an older ippool. */
 	printf("  %-39s %s %s %s/%s %s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
@@ -78,13 +78,13 @@ static int print_pool(struct pool_store *s, const struct pool_info *pi, struct c
 
 	if (ret)
 		return ret;
-	pool_addr_format(pi->family, pi->span.first, first, sizeof(first));
-	pool_addr_format(pi->family, pi->span.last, last, sizeof(last));
+	ipaddr_format_u128(pi->family, pi->span.first, first);
+	ipaddr_format_u128(pi->family, pi->span.last, last);
 	range_u128_format(pi->usable, usable, sizeof(usable));
 	range_u128_format(p.used, used, sizeof(used));
 	range_u128_format(pi->usable > p.used ? pi->usable - p.used : 0, freec, sizeof(freec));
 	printf("network %s pool %s (%s..%s): %s reserved, %s free of %s\n",
-	       strcmp(pi->network, CONF_DEFAULT_NETWORK) ? pi->network : "(default)", pi->pool,
+	       strcmp(pi->network, POOLCONF_DEFAULT_NETWORK) ? pi->network : "(default)", pi->pool,
 	       first, last, used, freec, usable);
 	p.print = true;
 	return s->ops->list(s, NULL, visit, &p, err);
@@ -137,7 +137,7 @@ fail:
 out:
 	pool_store_close(s);
 	free(pools.v);
-	conf_release(c);
+	poolconf_release(c);
 	free(c);
 	return ret;
 }

@@ -3,7 +3,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "verbs.h"
+#include "cmds.h"
 
 static const struct plugin_verb verbs[] = {
 	{ CNI_CMD_ADD, cmd_add },

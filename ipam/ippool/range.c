@@ -1,6 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Range arithmetic in 128 bits: parsing, usable bounds, exclusions, clipping, lowest free address. */
-#include <arpa/inet.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,55 +12,32 @@ static int family_bits(int family)
 	return family == AF_INET ? 32 : 128;
 }
 
-int range_addr_parse(const char *s, int *family, pool_u128 *out)
+/* "addr/len" (host bits kept) as family, number and len; -EINVAL. */
+static int prefix_parse(const char *s, int *family, ipaddr_u128 *out, int *len)
 {
-	unsigned char b[16];
-	int fam = strchr(s, ':') ? AF_INET6 : AF_INET;
-	int nbytes = fam == AF_INET ? 4 : 16;
-	pool_u128 v = 0;
+	struct ipprefix p;
 
-	if (inet_pton(fam, s, b) != 1)
+	if (ipprefix_parse(s, &p))
 		return -EINVAL;
-	for (int i = 0; i < nbytes; i++)
-		v = v << 8 | b[i];
-	*family = fam;
-	*out = v;
+	*family = p.addr.family;
+	*out = ipaddr_to_u128(&p.addr);
+	*len = p.len;
 	return 0;
 }
 
-int range_prefix_parse(const char *s, int *family, pool_u128 *out, int *len)
-{
-	char buf[RANGE_TEXT_MAX];
-	char *slash, *end;
-	long n;
-
-	if (strlen(s) >= sizeof(buf))
-		return -EINVAL;
-	strcpy(buf, s);
-	slash = strchr(buf, '/');
-	if (!slash || !slash[1])
-		return -EINVAL;
-	*slash = '\0';
-	if (range_addr_parse(buf, family, out))
-		return -EINVAL;
-	errno = 0;
-	n = strtol(slash + 1, &end, 10);
-	if (*end || errno || slash[1] == '-' || slash[1] == '+' || n < 0 || n > family_bits(*family))
-		return -EINVAL;
-	*len = (int)n;
-	return 0;
-}
-
-pool_u128 range_host_mask(int family, int len)
+/* Addresses in a prefix of length len minus one: the host part mask. */
+static ipaddr_u128 host_mask(int family, int len)
 {
 	int host = family_bits(family) - len;
 
-	return host >= 128 ? ~(pool_u128)0 : ((pool_u128)1 << host) - 1;
+	return host >= 128 ? ~(ipaddr_u128)0 : ((ipaddr_u128)1 << host) - 1;
 }
 
-int range_usable(int family, pool_u128 net, int len, struct pool_span *out)
+/* First and last usable address of net/len (network and all-ones excluded);
+ * -EDOM when there is none (/31, /32, /127, /128). */
+static int usable_span(int family, ipaddr_u128 net, int len, struct pool_span *out)
 {
-	pool_u128 host = range_host_mask(family, len);
+	ipaddr_u128 host = host_mask(family, len);
 
 	if (host < 3)
 		return -EDOM;
@@ -71,7 +47,7 @@ int range_usable(int family, pool_u128 net, int len, struct pool_span *out)
 	return 0;
 }
 
-void range_u128_format(pool_u128 v, char *buf, size_t size)
+void range_u128_format(ipaddr_u128 v, char *buf, size_t size)
 {
 	char tmp[48];
 	int i = sizeof(tmp) - 1;
@@ -84,17 +60,17 @@ void range_u128_format(pool_u128 v, char *buf, size_t size)
 	snprintf(buf, size, "%s", tmp + i);
 }
 
-int range_u128_parse(const char *s, pool_u128 *out)
+int range_u128_parse(const char *s, ipaddr_u128 *out)
 {
-	pool_u128 v = 0, d;
+	ipaddr_u128 v = 0, d;
 
 	if (!*s)
 		return -EINVAL;
 	for (; *s; s++) {
 		if (*s < '0' || *s > '9')
 			return -EINVAL;
-		d = (pool_u128)(*s - '0');
-		if (v > (~(pool_u128)0 - d) / 10)
+		d = (ipaddr_u128)(*s - '0');
+		if (v > (~(ipaddr_u128)0 - d) / 10)
 			return -EINVAL;
 		v = v * 10 + d;
 	}
@@ -102,24 +78,11 @@ int range_u128_parse(const char *s, pool_u128 *out)
 	return 0;
 }
 
-void pool_addr_format(int family, pool_u128 a, char *buf, size_t size)
-{
-	unsigned char b[16];
-	int nbytes = family == AF_INET ? 4 : 16;
-	char tmp[INET6_ADDRSTRLEN];
-
-	for (int i = nbytes - 1; i >= 0; i--, a >>= 8)
-		b[i] = (unsigned char)a;
-	if (!inet_ntop(family, b, tmp, sizeof(tmp)))
-		tmp[0] = '\0';
-	snprintf(buf, size, "%s", tmp);
-}
-
 /* "first-last/nn": the bounds go to *first and *last, the prefix to net/len.
  * -EDOM when first and last are not in one /nn network (whereabouts refuses
  * that too). */
-static int parse_dash_form(const char *s, int *family, pool_u128 *net, int *len,
-			   pool_u128 *first, pool_u128 *last)
+static int parse_dash_form(const char *s, int *family, ipaddr_u128 *net, int *len,
+			   ipaddr_u128 *first, ipaddr_u128 *last)
 {
 	char buf[RANGE_TEXT_MAX];
 	char *dash, *slash;
@@ -133,33 +96,33 @@ static int parse_dash_form(const char *s, int *family, pool_u128 *net, int *len,
 	if (!dash || !slash || slash < dash)
 		return -EINVAL;
 	*dash = '\0';
-	if (range_addr_parse(buf, &f1, first))
+	if (ipaddr_parse_u128(buf, &f1, first))
 		return -EINVAL;
-	if (range_prefix_parse(dash + 1, &f2, last, len) || f1 != f2)
+	if (prefix_parse(dash + 1, &f2, last, len) || f1 != f2)
 		return -EINVAL;
 	*family = f1;
-	*net = *first & ~range_host_mask(f1, *len);
-	return (*last & ~range_host_mask(f1, *len)) == *net ? 0 : -EDOM;
+	*net = *first & ~host_mask(f1, *len);
+	return (*last & ~host_mask(f1, *len)) == *net ? 0 : -EDOM;
 }
 
-static int err_two_networks(const char *range, int family, pool_u128 first, pool_u128 last, int len,
+static int err_two_networks(const char *range, int family, ipaddr_u128 first, ipaddr_u128 last, int len,
 			    struct cni_err *err)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	char a[IPADDR_STR_MAX], b[IPADDR_STR_MAX];
 
-	pool_addr_format(family, first, a, sizeof(a));
-	pool_addr_format(family, last, b, sizeof(b));
+	ipaddr_format_u128(family, first, a);
+	ipaddr_format_u128(family, last, b);
 	cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\": %s and %s are not in the same /%d network",
 		    range, a, b, len);
 	return -EINVAL;
 }
 
-static int parse_bound(const char *key, const char *s, int family, pool_u128 *out,
+static int parse_bound(const char *key, const char *s, int family, ipaddr_u128 *out,
 		       const char *range, struct cni_err *err)
 {
 	int fam;
 
-	if (range_addr_parse(s, &fam, out) || fam != family) {
+	if (ipaddr_parse_u128(s, &fam, out) || fam != family) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid %s \"%s\" for range %s", key, s, range);
 		return -EINVAL;
 	}
@@ -170,15 +133,15 @@ static int parse_bound(const char *key, const char *s, int family, pool_u128 *ou
 static int parse_exclude(const char *s, int family, struct pool_span *out,
 			 const char *range, struct cni_err *err)
 {
-	pool_u128 a, host = 0;
-	int fam, len;
+	ipaddr_u128 a, host = 0;
+	int fam, len = 0;
 
-	if (strchr(s, '/') ? range_prefix_parse(s, &fam, &a, &len) : range_addr_parse(s, &fam, &a))
+	if (strchr(s, '/') ? prefix_parse(s, &fam, &a, &len) : ipaddr_parse_u128(s, &fam, &a))
 		goto bad;
 	if (fam != family)
 		goto bad;
 	if (strchr(s, '/'))
-		host = range_host_mask(fam, len);
+		host = host_mask(fam, len);
 	out->first = a & ~host;
 	out->last = a | host;
 	return 0;
@@ -220,13 +183,13 @@ static size_t normalize_skip(struct pool_span *s, size_t n, const struct pool_sp
 	return m;
 }
 
-static int clip(const struct range_conf *rc, struct pool_range *r, pool_u128 start, pool_u128 end,
+static int clip(const struct range_conf *rc, struct pool_range *r, ipaddr_u128 start, ipaddr_u128 end,
 		const struct pool_span *usable, struct cni_err *err)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN];
+	char a[IPADDR_STR_MAX], b[IPADDR_STR_MAX];
 
-	pool_addr_format(r->family, start, a, sizeof(a));
-	pool_addr_format(r->family, end, b, sizeof(b));
+	ipaddr_format_u128(r->family, start, a);
+	ipaddr_format_u128(r->family, end, b);
 	if (start > usable->last) {
 		cni_err_set(err, CNI_ERR_CONFIG, "empty interval in range %s: range_start %s is past the range",
 			    rc->range, a);
@@ -249,14 +212,14 @@ static int clip(const struct range_conf *rc, struct pool_range *r, pool_u128 sta
 
 static void describe(struct pool_range *r)
 {
-	char a[INET6_ADDRSTRLEN], b[INET6_ADDRSTRLEN], n[48];
-	pool_u128 skipped = 0;
+	char a[IPADDR_STR_MAX], b[IPADDR_STR_MAX], n[48];
+	ipaddr_u128 skipped = 0;
 
 	for (size_t i = 0; i < r->n_skip; i++)
 		skipped += r->skip[i].last - r->skip[i].first + 1;
 	r->usable = r->span.last - r->span.first + 1 - skipped;
-	pool_addr_format(r->family, r->span.first, a, sizeof(a));
-	pool_addr_format(r->family, r->span.last, b, sizeof(b));
+	ipaddr_format_u128(r->family, r->span.first, a);
+	ipaddr_format_u128(r->family, r->span.last, b);
 	range_u128_format(skipped, n, sizeof(n));
 	snprintf(r->desc, sizeof(r->desc), "%s (%s..%s, %s excluded)", r->pool, a, b, n);
 }
@@ -265,10 +228,10 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 		struct pool_range *r, struct pool_span *skip, struct cni_err *err)
 {
 	struct pool_span usable;
-	pool_u128 net, start, end, gw;
+	ipaddr_u128 net, start, end, gw;
 	int len, ret;
 	size_t n = 0;
-	char text[INET6_ADDRSTRLEN];
+	char text[IPADDR_STR_MAX];
 
 	memset(r, 0, sizeof(*r));
 	snprintf(r->network, sizeof(r->network), "%s", network);
@@ -276,18 +239,18 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 	if (strchr(rc->range, '-'))
 		ret = parse_dash_form(rc->range, &r->family, &net, &len, &start, &end);
 	else
-		ret = range_prefix_parse(rc->range, &r->family, &net, &len);
+		ret = prefix_parse(rc->range, &r->family, &net, &len);
 	if (ret == -EDOM)
 		return err_two_networks(rc->range, r->family, start, end, len, err);
 	if (ret) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\"", rc->range);
 		return -EINVAL;
 	}
-	net &= ~range_host_mask(r->family, len);
+	net &= ~host_mask(r->family, len);
 	r->prefix_len = len;
-	pool_addr_format(r->family, net, text, sizeof(text));
+	ipaddr_format_u128(r->family, net, text);
 	snprintf(r->pool, sizeof(r->pool), "%s/%d", text, len);
-	if (range_usable(r->family, net, len, &usable)) {
+	if (usable_span(r->family, net, len, &usable)) {
 		cni_err_set(err, CNI_ERR_CONFIG, "invalid range \"%s\": a /%d has no usable address",
 			    rc->range, len);
 		return -EINVAL;
@@ -318,7 +281,7 @@ int range_build(const struct range_conf *rc, const char *network, bool shared,
 	return 0;
 }
 
-bool range_contains(const struct pool_range *r, pool_u128 a)
+bool range_contains(const struct pool_range *r, ipaddr_u128 a)
 {
 	if (a < r->span.first || a > r->span.last)
 		return false;
@@ -328,7 +291,7 @@ bool range_contains(const struct pool_range *r, pool_u128 a)
 	return true;
 }
 
-static size_t lower_bound(const pool_u128 *a, size_t n, pool_u128 v)
+static size_t lower_bound(const ipaddr_u128 *a, size_t n, ipaddr_u128 v)
 {
 	size_t lo = 0, hi = n;
 
@@ -345,14 +308,14 @@ static size_t lower_bound(const pool_u128 *a, size_t n, pool_u128 v)
 
 /* Last index of the run of consecutive values starting at a[i]: values are
  * unique and sorted, so a[j] - a[i] == j - i holds exactly up to the first gap. */
-static size_t run_end(const pool_u128 *a, size_t n, size_t i)
+static size_t run_end(const ipaddr_u128 *a, size_t n, size_t i)
 {
 	size_t lo = i, hi = n - 1;
 
 	while (lo < hi) {
 		size_t mid = lo + (hi - lo + 1) / 2;
 
-		if (a[mid] - a[i] == (pool_u128)(mid - i))
+		if (a[mid] - a[i] == (ipaddr_u128)(mid - i))
 			lo = mid;
 		else
 			hi = mid - 1;
@@ -360,9 +323,9 @@ static size_t run_end(const pool_u128 *a, size_t n, size_t i)
 	return lo;
 }
 
-int pool_first_free(const struct pool_range *r, const pool_u128 *taken, size_t n, pool_u128 *out)
+int pool_first_free(const struct pool_range *r, const ipaddr_u128 *taken, size_t n, ipaddr_u128 *out)
 {
-	pool_u128 c = r->span.first, stop;
+	ipaddr_u128 c = r->span.first, stop;
 	size_t k = 0, i;
 
 	for (;;) {

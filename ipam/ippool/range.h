@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* Pure range arithmetic: parsing ranges and addresses, usable bounds, exclusions, lowest free. */
+/* Pure range arithmetic: parsing ranges, usable bounds, exclusions, lowest free. */
 #pragma once
 
 #include <stdbool.h>
@@ -20,25 +20,15 @@ struct range_conf {
 	int n_exclude;
 };
 
-/* "a.b.c.d" / "2001:db8::1" -> family and value; -EINVAL. */
-int range_addr_parse(const char *s, int *family, pool_u128 *out);
-/* "addr/len" (host bits kept) -> family, value, len; -EINVAL. */
-int range_prefix_parse(const char *s, int *family, pool_u128 *out, int *len);
-/* Addresses in a prefix of length len minus one: the host part mask. */
-pool_u128 range_host_mask(int family, int len);
-/* First and last usable address of net/len (network and all-ones excluded);
- * -EDOM when there is none (/31, /32, /127, /128). */
-int range_usable(int family, pool_u128 net, int len, struct pool_span *out);
-
 /* Resolves one config block into *out (skip points into skip_buf, which
  * must hold RANGE_MAX_SKIP spans). network and shared are copied. Config
  * errors (CNI_ERR_CONFIG) name the key and the value. */
 int range_build(const struct range_conf *rc, const char *network, bool shared,
 		struct pool_range *out, struct pool_span *skip_buf, struct cni_err *err);
 /* Whether a is in r->span and not in r->skip. */
-bool range_contains(const struct pool_range *r, pool_u128 a);
+bool range_contains(const struct pool_range *r, ipaddr_u128 a);
 /* Decimal text of v into buf (>= 40 bytes). */
-void range_u128_format(pool_u128 v, char *buf, size_t size);
+void range_u128_format(ipaddr_u128 v, char *buf, size_t size);
 /* Decimal digits only, as range_u128_format writes them: -EINVAL for
  * anything else or a value past 2^128 - 1. */
-int range_u128_parse(const char *s, pool_u128 *out);
+int range_u128_parse(const char *s, ipaddr_u128 *out);

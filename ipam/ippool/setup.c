@@ -7,6 +7,7 @@
 #include <string.h>
 #include <unistd.h>
 #include "confpath.h"
+#include "safeopen.h"
 #include "log.h"
 #include "setup.h"
 
@@ -15,7 +16,7 @@
 /* A file the config names: reached without a symlink, a regular file. */
 static FILE *open_explicit(const char *path)
 {
-	int fd = confpath_open(path, O_RDONLY, 0);
+	int fd = safeopen_file(path, O_RDONLY, 0);
 	FILE *f;
 
 	if (fd < 0) {
@@ -33,7 +34,7 @@ static FILE *open_explicit(const char *path)
 static int read_conf_file(const cJSON *ipam, cJSON **out, struct cni_err *err)
 {
 	bool explicit;
-	const char *path = conf_file_path(ipam, &explicit);
+	const char *path = poolconf_file_path(ipam, &explicit);
 	FILE *f = explicit ? open_explicit(path) : fopen(path, "re");
 	char *buf = NULL;
 	size_t n;
@@ -78,7 +79,7 @@ int setup_tool_conf(const char *conf_path, struct pool_conf *c, struct cni_err *
 	}
 	ret = read_conf_file(ipam, &file, err);
 	if (ret == 0)
-		ret = conf_parse_store(ipam, file, c, err);
+		ret = poolconf_parse_store(ipam, file, c, err);
 out:
 	cJSON_Delete(file);
 	cJSON_Delete(ipam);
@@ -134,7 +135,7 @@ static bool quotes(const cJSON *node, const char *text)
 static void hide_file(const cJSON *ipam, const cJSON *file, struct cni_err *err)
 {
 	bool explicit;
-	const char *path = conf_file_path(ipam, &explicit);
+	const char *path = poolconf_file_path(ipam, &explicit);
 
 	if (!explicit || !file || (err->code != CNI_ERR_CONFIG && err->code != CNI_ERR_DECODE) ||
 	    (!quotes(file, err->msg) && !quotes(file, err->details)))
@@ -146,18 +147,18 @@ static void hide_file(const cJSON *ipam, const cJSON *file, struct cni_err *err)
 
 int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 {
-	cJSON *file = NULL, *ipam = NULL;
+	cJSON *root, *file = NULL, *ipam = NULL;
 	int ret = -EINVAL;
 
 	memset(p, 0, sizeof(*p));
-	p->root = cJSON_Parse(ctx->conf);
-	if (!p->root) {
+	root = cJSON_Parse(ctx->conf);
+	if (!root) {
 		cni_err_set(&ctx->err, CNI_ERR_DECODE, "network config on stdin is not valid JSON");
 		goto out;
 	}
-	if (netconf_parse(p->root, &p->nc, &ctx->err))
+	if (netconf_parse(root, &p->nc, &ctx->err))
 		goto out;
-	ipam = cJSON_GetObjectItemCaseSensitive(p->root, "ipam");
+	ipam = cJSON_GetObjectItemCaseSensitive(root, "ipam");
 	p->conf = calloc(1, sizeof(*p->conf));
 	if (!p->conf) {
 		cni_err_set(&ctx->err, CNI_ERR_IO, "out of memory");
@@ -165,7 +166,8 @@ int setup_open(struct plugin_ctx *ctx, struct ippool *p)
 	}
 	if (confine_file(ipam, &ctx->err) || read_conf_file(ipam, &file, &ctx->err))
 		goto out;
-	if (conf_parse(ipam, file, p->conf, &ctx->err))
+	if (poolconf_parse(ipam, file, cJSON_GetObjectItemCaseSensitive(root, "runtimeConfig"),
+			   p->conf, &ctx->err))
 		goto out;
 	/* before anything is created; the store's own paths are judged when it
 	 * opens, and the log file is opened after it */
@@ -181,6 +183,7 @@ out:
 	if (ret)
 		hide_file(ipam, file, &ctx->err);
 	cJSON_Delete(file);
+	cJSON_Delete(root);
 	if (ret)
 		setup_close(p);
 	return ret;
@@ -190,10 +193,9 @@ void setup_close(struct ippool *p)
 {
 	pool_store_close(p->store);
 	if (p->conf)
-		conf_release(p->conf);
+		poolconf_release(p->conf);
 	free(p->conf);
 	netconf_release(&p->nc);
-	cJSON_Delete(p->root);
 	log_close();
 	memset(p, 0, sizeof(*p));
 }

@@ -2,14 +2,14 @@
 /* What every ippool verb starts from: the parsed config, the log, the open store. */
 #pragma once
 
-#include <cjson/cJSON.h>
-#include "conf.h"
+#include "poolconf.h"
 #include "netconf.h"
 #include "plugin.h"
 #include "store.h"
 
+/* What the config on stdin says, copied out of its tree (which setup_open
+ * frees), and the store it names. */
 struct ippool {
-	cJSON *root;			/* stdin */
 	struct cni_netconf nc;
 	struct pool_conf *conf;
 	struct pool_store *store;
@@ -18,7 +18,6 @@ struct ippool {
 /* Parses stdin and the configuration file, opens the log and the store. */
 int setup_open(struct plugin_ctx *ctx, struct ippool *p);
 void setup_close(struct ippool *p);
-/* The store a config names, for the argv tools. */
 /* The store settings of an operator tool: the configuration file's dataDir
  * and store (conf_path NULL: the default file, which may be absent). */
 int setup_tool_conf(const char *conf_path, struct pool_conf *c, struct cni_err *err);

@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* STATUS: the store can be read and written. */
 #include "setup.h"
-#include "verbs.h"
+#include "cmds.h"
 
 int cmd_status(struct plugin_ctx *ctx)
 {

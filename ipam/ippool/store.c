@@ -5,8 +5,8 @@
 #include "store.h"
 
 static const struct pool_store_ops *const backends[] = {
-	&pool_store_local,
-	&pool_store_etcd,
+	&local_store_ops,
+	&etcd_store_ops,
 };
 
 int pool_store_open(const char *name, const struct pool_store_cfg *cfg,

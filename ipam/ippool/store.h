@@ -7,12 +7,13 @@
 #include <stdint.h>
 #include <cjson/cJSON.h>
 #include "err.h"
+#include "ipaddr.h"
 #include "netconf.h"
 
 /*
  * Vocabulary
  *
- * - An address is a pool_u128 plus a family: IPv4 uses the low 32 bits.
+ * - An address is an ipaddr_u128 (ipaddr.h) plus a family: IPv4 uses the low 32 bits.
  * - A pool is one configured range of one network: (network, pool id), where
  *   the pool id is the range as written in normalized form ("10.56.0.0/16",
  *   "10.56.0.10-10.56.0.99/16").
@@ -50,8 +51,6 @@
  *   the number of reservations is allowed only in gc, list and repair.
  */
 
-typedef unsigned __int128 pool_u128;
-
 #define POOL_MAX_RANGES 8		/* ipRanges entries per ADD */
 #define POOL_ID_MAX 128			/* normalized range text */
 #define POOL_NAME_MAX NETCONF_NAME_MAX	/* network_name, containerID */
@@ -60,8 +59,8 @@ typedef unsigned __int128 pool_u128;
 
 /* Inclusive interval of addresses, first <= last. */
 struct pool_span {
-	pool_u128 first;
-	pool_u128 last;
+	ipaddr_u128 first;
+	ipaddr_u128 last;
 };
 
 /* One range of an ADD, fully resolved by the caller (range.c); pure data. */
@@ -75,9 +74,9 @@ struct pool_range {
 	struct pool_span span;		/* candidates after clipping; never empty */
 	const struct pool_span *skip;	/* excluded + gateway: sorted, disjoint, inside span */
 	size_t n_skip;
-	pool_u128 usable;		/* addresses in span not in skip (for list) */
+	ipaddr_u128 usable;		/* addresses in span not in skip (for list) */
 	bool has_want;			/* a specific address was asked for */
-	pool_u128 want;			/* in span and not in skip (caller checks) */
+	ipaddr_u128 want;			/* in span and not in skip (caller checks) */
 };
 
 /* (containerID, ifname): the identity of an attachment. */
@@ -100,7 +99,7 @@ struct pool_addr {
 	char pool[POOL_ID_MAX];
 	int family;
 	int prefix_len;
-	pool_u128 addr;
+	ipaddr_u128 addr;
 };
 
 struct pool_lease {
@@ -116,7 +115,7 @@ struct pool_info {
 	int family;
 	bool shared;
 	struct pool_span span;
-	pool_u128 usable;
+	ipaddr_u128 usable;
 };
 
 /* The ipam "store" key is either a backend name ("local", "etcd") or an
@@ -200,9 +199,9 @@ struct pool_store {
 	const struct pool_store_ops *ops;
 };
 
-/* Backends, registered in the table in store.c (one line each). */
-extern const struct pool_store_ops pool_store_local;
-extern const struct pool_store_ops pool_store_etcd;
+/* Backends (local/, etcd/), registered in the table in store.c (one line each). */
+extern const struct pool_store_ops local_store_ops;
+extern const struct pool_store_ops etcd_store_ops;
 
 /* Opens the backend named name ("" or NULL = "local"); unknown names are
  * CNI_ERR_CONFIG naming the value. */
@@ -215,8 +214,6 @@ void pool_store_close(struct pool_store *s);
 /* Lowest address in r->span that is neither in r->skip nor in taken[0..n),
  * taken strictly ascending (values outside span allowed). Returns 0 and
  * *out, or -ENOSPC. Work: O((n_skip + 1) * log n), never O(span) or O(n). */
-int pool_first_free(const struct pool_range *r, const pool_u128 *taken, size_t n, pool_u128 *out);
+int pool_first_free(const struct pool_range *r, const ipaddr_u128 *taken, size_t n, ipaddr_u128 *out);
 /* Fills err with CNI_ERR_EXHAUSTED: "no free address in <desc>"; returns -ENOSPC. */
 int pool_err_exhausted(struct cni_err *err, const struct pool_range *r);
-/* Address text of a (family, value) pair into buf (>= 46 bytes). */
-void pool_addr_format(int family, pool_u128 a, char *buf, size_t size);

@@ -6,7 +6,6 @@
 
 #include "cmds.h"
 #include "confpath.h"
-#include "safeopen.h"
 #include "del.h"
 #include "devfile.h"
 #include "ib.h"

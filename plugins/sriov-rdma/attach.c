@@ -8,7 +8,7 @@
 
 #include "attach.h"
 #include "confpath.h"
-#include "safeopen.h"
+#include "guid.h"
 #include "log.h"
 #include "netns.h"
 #include "nodelock.h"

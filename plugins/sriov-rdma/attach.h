@@ -8,8 +8,6 @@
 #include "conf.h"
 #include "ipamexec.h"
 #include "link.h"
-#include "linkip.h"
-#include "linkvf.h"
 #include "plugin.h"
 #include "record.h"
 #include "result.h"

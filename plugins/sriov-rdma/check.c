@@ -8,6 +8,7 @@
 #include "cmds.h"
 #include "ib.h"
 #include "ipamexec.h"
+#include "linkip.h"
 #include "rdma.h"
 #include "rdmanl.h"
 
@@ -168,7 +169,7 @@ int cmd_check(struct plugin_ctx *ctx)
 		ret = check_pod(a, &ctx->err);
 	if (ret == 0 && a->conf.has_ipam)
 		ret = ipamexec_call(CNI_CMD_CHECK, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
-				&ctx->err);
+				    &ctx->err);
 	attach_free(a);
 	return ret;
 }

@@ -10,7 +10,6 @@
 
 #include "conf.h"
 #include "confpath.h"
-#include "safeopen.h"
 
 /* sriov-cni decodes its config with Go's encoding/json (netconf_get: keys in
  * any ASCII case, the last of repeated keys, null = absent) into plain

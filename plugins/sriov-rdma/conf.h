@@ -10,7 +10,6 @@
 #include "err.h"
 #include "ibconf.h"
 #include "link.h"
-#include "linkip.h"
 #include "linkvf.h"
 #include "netconf.h"
 #include "sysfs.h"

@@ -8,13 +8,12 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "fileio.h"
-#include "lockfile.h"
 #include "confpath.h"
-#include "safeopen.h"
 #include "devfile.h"
 #include "devinfo.h"
+#include "fileio.h"
 #include "log.h"
+#include "safeopen.h"
 
 /* conf.c keeps the path under CONF_DEVINFO_DIR; attach_new has passed it
  * through confpath_check (/var/run/ taken as the /run/ it links to, no

@@ -5,10 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "fileio.h"
-#include "lockfile.h"
 #include "cmds.h"
 #include "del.h"
+#include "fileio.h"
 #include "ipamexec.h"
 #include "log.h"
 
@@ -104,7 +103,7 @@ int cmd_gc(struct plugin_ctx *ctx)
 		ret = collect_stale(ctx, &a->conf);
 	if (ret == 0 && a->conf.has_ipam)
 		ret = ipamexec_call(CNI_CMD_GC, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
-				&ctx->err);
+				    &ctx->err);
 	attach_free(a);
 	return ret;
 }

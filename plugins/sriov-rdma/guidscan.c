@@ -7,7 +7,6 @@
 #include <net/if_arp.h>
 
 #include "fileio.h"
-#include "lockfile.h"
 #include "guid.h"
 #include "guidscan.h"
 #include "ibsysfs.h"

@@ -5,8 +5,6 @@
 #include <stdint.h>
 #include "err.h"
 #include "link.h"
-#include "linkip.h"
-#include "linkvf.h"
 #include "sysfs.h"
 
 /* Duplicate GUIDs break the fabric: guid, which the config's key gives vf,

@@ -29,7 +29,7 @@ static bool beside_moves(const struct attach *a)
 static int start(struct attach *a, enum cni_cmd cmd, struct cni_err *err)
 {
 	return ipamexec_start(&a->ipam, cmd, a->conf.ipam_type, a->conf_text, a->conf_len,
-			  a->lock_fd, err);
+			      a->lock_fd, err);
 }
 
 int ipamstep_add_start(struct attach *a, struct cni_err *err)

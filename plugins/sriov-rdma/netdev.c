@@ -4,6 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "linkip.h"
 #include "log.h"
 #include "netdev.h"
 

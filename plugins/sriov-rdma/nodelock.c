@@ -6,8 +6,8 @@
 #include <string.h>
 
 #include "fileio.h"
-#include "lockfile.h"
 #include "guid.h"
+#include "lockfile.h"
 #include "nodelock.h"
 #include "sysfs.h"
 

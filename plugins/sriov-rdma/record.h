@@ -8,7 +8,6 @@
 #include <stdint.h>
 #include <net/if.h>
 #include "link.h"
-#include "linkip.h"
 #include "linkvf.h"
 #include "netconf.h"
 #include "rdmanl.h"

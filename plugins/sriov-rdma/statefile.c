@@ -6,7 +6,6 @@
 #include <unistd.h>
 
 #include "fileio.h"
-#include "lockfile.h"
 #include "log.h"
 #include "nodelock.h"
 #include "statefile.h"

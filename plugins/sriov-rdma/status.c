@@ -38,7 +38,7 @@ int cmd_status(struct plugin_ctx *ctx)
 		ret = check_rdma_mode(a, &ctx->err);
 	if (ret == 0 && a->conf.has_ipam)
 		ret = ipamexec_call(CNI_CMD_STATUS, a->conf.ipam_type, a->conf_text, a->conf_len, NULL,
-				&ctx->err);
+				    &ctx->err);
 	attach_free(a);
 	return ret;
 }

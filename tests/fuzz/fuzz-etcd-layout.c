@@ -63,7 +63,7 @@ static void lease(const char *value)
 static void info(const char *value)
 {
 	struct pool_info pi, back;
-	pool_u128 cursor, cursor2;
+	ipaddr_u128 cursor, cursor2;
 	char *again;
 
 	if (layout_parse_info(value, &pi, &cursor)) {

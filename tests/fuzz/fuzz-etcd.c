@@ -10,7 +10,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include "fuzz.h"
-#include "etcd.h"
+#include "etcd_wire.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

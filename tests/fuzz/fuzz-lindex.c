@@ -38,7 +38,7 @@ static int dirfd_once(void)
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	int dfd = dirfd_once(), fd, ret;
-	pool_u128 v;
+	ipaddr_u128 v;
 	struct lidx x;
 
 	if (dfd < 0)
@@ -61,7 +61,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (lidx_len(&x) > x.cap || x.map_len != size)
 		abort();
 	/* an address from the input's tail, in and out again */
-	v = size >= 4 ? (pool_u128)data[size - 1] << 24 | data[size - 2] << 16 | data[size - 3] << 8 : 7;
+	v = size >= 4 ? (ipaddr_u128)data[size - 1] << 24 | data[size - 2] << 16 | data[size - 3] << 8 : 7;
 	if (!lidx_has(&x, v)) {
 		ret = lidx_insert(&x, v);
 		if (ret && ret != -EEXIST && ret != -EFBIG && ret != -ENOSPC)

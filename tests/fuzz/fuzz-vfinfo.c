@@ -6,7 +6,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
-#include "link.h"
+#include "linkvf.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 

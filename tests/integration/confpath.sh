@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# Refusals of the paths a config names, shared by both plugins' paths.sh (README, "Paths a config names").
+# Refusals of the paths a config names, shared by both plugins' paths.sh (docs/security.md, "The paths a config names").
 # shellcheck shell=bash
 #
 # The sourcing script sets TMP (under /run, ours) and defines the runner

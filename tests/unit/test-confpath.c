@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for confpath.c: the lexical rules, roots, the admin file's lines, walks that refuse symlinks, refusals. */
+/* Unit tests for confpath.c: the lexical rules, roots, the admin file's lines, refusals. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include <sys/stat.h>
 #include "confpath.h"
+#include "scratch.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -126,104 +127,11 @@ END_TEST
 
 /* ---- on disk ------------------------------------------------------------ */
 
-static char dir[64];
-
 static void setup(void)
 {
-	/* as root, under /run: an admin file in /tmp (1777) is not root's alone */
-	strcpy(dir, geteuid() == 0 ? "/run/test-confpath.XXXXXX" : "/tmp/test-confpath.XXXXXX");
-	ck_assert_ptr_nonnull(mkdtemp(dir));
+	scratch_make("test-confpath", true);
 	setenv(CONFPATH_ADMIN_ENV, "/nonexistent/allowed-roots", 1);
 }
-
-static void teardown(void)
-{
-	char cmd[128];
-
-	snprintf(cmd, sizeof(cmd), "rm -rf '%s'", dir);
-	ck_assert_int_eq(system(cmd), 0);
-}
-
-static char *at(const char *rel)
-{
-	static char buf[4][256];
-	static int k;
-	char *p = buf[k++ % 4];
-
-	snprintf(p, 256, "%s/%s", dir, rel);
-	return p;
-}
-
-static bool exists(const char *path)
-{
-	struct stat st;
-
-	return lstat(path, &st) == 0;
-}
-
-START_TEST(test_open_dir_creates)
-{
-	struct stat st;
-	int fd = confpath_open_dir(at("a/b/c"), true);
-
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(fstat(fd, &st), 0);
-	ck_assert(S_ISDIR(st.st_mode));
-	ck_assert_int_eq(st.st_mode & 0777, 0700);
-	close(fd);
-	ck_assert_int_eq(confpath_open_dir(at("x/y"), false), -ENOENT);
-	ck_assert(!exists(at("x")));
-	ck_assert_int_eq(confpath_open_dir("relative", true), -EINVAL);
-}
-END_TEST
-
-/* A symlink anywhere on the way is refused, and nothing is made beyond it. */
-START_TEST(test_open_dir_symlink)
-{
-	int ret;
-
-	ck_assert_int_eq(mkdir(at("real"), 0700), 0);
-	ck_assert_int_eq(symlink(at("real"), at("link")), 0);
-	ret = confpath_open_dir(at("link/sub"), true);
-	ck_assert_msg(ret == -ENOTDIR || ret == -ELOOP, "%d", ret);
-	ck_assert(!exists(at("real/sub")));
-	ret = confpath_open_dir(at("link"), false);
-	ck_assert_msg(ret == -ENOTDIR || ret == -ELOOP, "%d", ret);
-}
-END_TEST
-
-START_TEST(test_open_file)
-{
-	char buf[8] = "";
-	int fd;
-
-	fd = confpath_open(at("log"), O_WRONLY | O_CREAT | O_APPEND, 0600);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(write(fd, "abc", 3), 3);
-	close(fd);
-	fd = confpath_open(at("log"), O_RDONLY, 0);
-	ck_assert_int_ge(fd, 0);
-	ck_assert_int_eq(read(fd, buf, sizeof(buf)), 3);
-	close(fd);
-	ck_assert_int_eq(symlink(at("log"), at("ln")), 0);
-	ck_assert_int_eq(confpath_open(at("ln"), O_RDONLY, 0), -ELOOP);
-	ck_assert_int_eq(mkfifo(at("fifo"), 0600), 0);
-	/* neither blocks nor is taken for a file */
-	ck_assert_int_eq(confpath_open(at("fifo"), O_WRONLY | O_APPEND, 0), -ENXIO);
-	ck_assert_int_eq(confpath_open(at("fifo"), O_RDONLY, 0), -EINVAL);
-	ck_assert_int_eq(confpath_open(at("nodir/log"), O_WRONLY | O_CREAT, 0600), -ENOENT);
-	ck_assert_int_eq(confpath_open(at(".."), O_RDONLY, 0), -EINVAL);
-}
-END_TEST
-
-START_TEST(test_open_file_dir_symlink)
-{
-	ck_assert_int_eq(mkdir(at("real"), 0700), 0);
-	ck_assert_int_eq(symlink(at("real"), at("link")), 0);
-	ck_assert_int_lt(confpath_open(at("link/new.log"), O_WRONLY | O_CREAT, 0600), 0);
-	ck_assert(!exists(at("real/new.log")));
-}
-END_TEST
 
 static const struct {
 	const char *key, *path;
@@ -281,20 +189,28 @@ START_TEST(test_accepted)
 }
 END_TEST
 
-/* /var/run/x is /run/x on a node where /var/run is the usual symlink. */
+/* /var/run/x is /run/x on a node where /var/run is the usual symlink; any
+ * other path, or one whose buffer cannot take the rewrite, stays as it is. */
 START_TEST(test_var_run)
 {
 	struct cni_err err = { 0 };
-	char path[PATH_MAX] = "/var/run/k8s.cni.cncf.io/devinfo/x", out[64];
+	char path[PATH_MAX] = "/var/run/k8s.cni.cncf.io/devinfo/x", other[PATH_MAX];
 	struct stat st;
 
-	ck_assert_int_eq(confpath_var_run("/run/x", out, sizeof(out)), -ENOENT);
-	ck_assert_int_eq(confpath_var_run("/var/running/x", out, sizeof(out)), -ENOENT);
+	strcpy(other, "/run/x");
+	ck_assert_int_eq(confpath_check("dataDir", other, sizeof(other), CONFPATH_WRITE_DIR, &err), 0);
+	ck_assert_str_eq(other, "/run/x");
+	strcpy(other, "/var/running/x");
+	ck_assert_int_eq(confpath_check("dataDir", other, sizeof(other), CONFPATH_WRITE_DIR, &err),
+			 -EINVAL);
+	ck_assert_str_eq(other, "/var/running/x");
 	if (lstat("/var/run", &st) || !S_ISLNK(st.st_mode))
 		return;
-	ck_assert_int_eq(confpath_var_run(path, out, sizeof(out)), 0);
-	ck_assert_str_eq(out, "/run/k8s.cni.cncf.io/devinfo/x");
-	ck_assert_int_eq(confpath_var_run(path, out, 8), -ENAMETOOLONG);
+	memset(&err, 0, sizeof(err));
+	strcpy(other, path);
+	ck_assert_int_eq(confpath_check("dataDir", other, 8, CONFPATH_WRITE_DIR, &err), -EINVAL);
+	ck_assert_str_eq(other, path);
+	memset(&err, 0, sizeof(err));
 	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), 0);
 	ck_assert_str_eq(path, "/run/k8s.cni.cncf.io/devinfo/x");
 }
@@ -307,13 +223,13 @@ START_TEST(test_admin_file)
 {
 	struct cni_err err = { 0 };
 	char path[200] = "/confpath-test-w/state", want[1024];
-	FILE *f = fopen(at("roots"), "w");
+	FILE *f = fopen(scratch_at("roots"), "w");
 
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "# extra\nwrite /confpath-test-w/\nread /confpath-test-r\n");
 	fclose(f);
-	ck_assert_int_eq(chmod(at("roots"), 0644), 0);
-	setenv(CONFPATH_ADMIN_ENV, at("roots"), 1);
+	ck_assert_int_eq(chmod(scratch_at("roots"), 0644), 0);
+	setenv(CONFPATH_ADMIN_ENV, scratch_at("roots"), 1);
 	if (geteuid() == 0) {
 		ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), 0);
 		strcpy(path, "/confpath-test-r/ca.crt");
@@ -322,14 +238,14 @@ START_TEST(test_admin_file)
 				 -EINVAL);
 		ck_assert_str_eq(err.msg, "logFile \"/confpath-test-r/ca.crt\" lies outside the allowed "
 			      "roots; allowed roots: /var/lib/cni/, /run/, /var/log/, /confpath-test-w/");
-		ck_assert_int_eq(chmod(at("roots"), 0664), 0);
+		ck_assert_int_eq(chmod(scratch_at("roots"), 0664), 0);
 		memset(&err, 0, sizeof(err));
 		strcpy(path, "/confpath-test-w/state");
 	}
 	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), -EINVAL);
 	snprintf(want, sizeof(want), "dataDir \"%s\" lies outside the allowed roots; allowed roots: "
 		 "/var/lib/cni/, /run/, /var/log/; %s is ignored: it, or a directory above it, is not "
-		 "root's alone", path, at("roots"));
+		 "root's alone", path, scratch_at("roots"));
 	ck_assert_str_eq(err.msg, want);
 }
 END_TEST
@@ -351,19 +267,19 @@ START_TEST(test_admin_file_bad_line)
 {
 	struct cni_err err = { 0 };
 	char path[200] = "/tmp/x", want[1024];
-	FILE *f = fopen(at("roots"), "w");
+	FILE *f = fopen(scratch_at("roots"), "w");
 
 	if (geteuid() != 0)
 		return;	/* test_admin_file covers the non-root case */
 	ck_assert_ptr_nonnull(f);
 	fprintf(f, "write /tmp/\nwrite tmp\n");
 	fclose(f);
-	ck_assert_int_eq(chmod(at("roots"), 0600), 0);
-	setenv(CONFPATH_ADMIN_ENV, at("roots"), 1);
+	ck_assert_int_eq(chmod(scratch_at("roots"), 0600), 0);
+	setenv(CONFPATH_ADMIN_ENV, scratch_at("roots"), 1);
 	ck_assert_int_eq(confpath_check("dataDir", path, sizeof(path), CONFPATH_WRITE_DIR, &err), -EINVAL);
 	snprintf(want, sizeof(want), "dataDir \"/tmp/x\" lies outside the allowed roots; allowed roots: "
 		 "/var/lib/cni/, /run/, /var/log/; %s is ignored: line 2 is not \"write DIR\" or "
-		 "\"read DIR\"", at("roots"));
+		 "\"read DIR\"", scratch_at("roots"));
 	ck_assert_str_eq(err.msg, want);
 }
 END_TEST
@@ -375,11 +291,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_under, 0, N(under));
 	tcase_add_loop_test(tc, test_parse_roots, 0, N(roots));
 	tcase_add_test(tc, test_parse_roots_too_many);
-	tcase_add_checked_fixture(tc, setup, teardown);
-	tcase_add_test(tc, test_open_dir_creates);
-	tcase_add_test(tc, test_open_dir_symlink);
-	tcase_add_test(tc, test_open_file);
-	tcase_add_test(tc, test_open_file_dir_symlink);
+	tcase_add_checked_fixture(tc, setup, scratch_remove);
 	tcase_add_loop_test(tc, test_refusals, 0, N(refusals));
 	tcase_add_loop_test(tc, test_accepted, 0, N(accepted));
 	tcase_add_test(tc, test_var_run);

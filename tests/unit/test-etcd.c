@@ -7,7 +7,7 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <sys/socket.h>
-#include "etcd.h"
+#include "etcd_client.h"
 #include "etcd_layout.h"
 #include "http.h"
 
@@ -357,12 +357,12 @@ START_TEST(unreachable_endpoint_is_try_again_naming_it)
 	struct etcd *e;
 
 	ck_assert_int_eq(etcd_conf_parse(j, &conf, &err), 0);
-	ck_assert_int_eq(etcd_open(&conf, &e, &err), 0);
+	ck_assert_int_eq(etcd_connect(&conf, &e, &err), 0);
 	ck_assert_int_lt(etcd_range(e, "k", NULL, 0, &kvs, &err), 0);
 	ck_assert_int_eq(err.code, CNI_ERR_TRY_AGAIN);
 	ck_assert_msg(strstr(err.msg, "http://127.0.0.1:1"), "message: %s", err.msg);
 	ck_assert_int_eq(kvs.n, 0);
-	etcd_close(e);
+	etcd_disconnect(e);
 	cJSON_Delete(j);
 }
 END_TEST
@@ -474,20 +474,20 @@ START_TEST(http_header_limit)
 END_TEST
 
 /* Key order must be address order: etcd range reads walk keys lexically. */
-static const pool_u128 ordered[] = { 0, 1, 9, 10, 15, 16, 255, 256, 0xc0000201, 0xc00002ff,
+static const ipaddr_u128 ordered[] = { 0, 1, 9, 10, 15, 16, 255, 256, 0xc0000201, 0xc00002ff,
 				     0xfffffffe };
 
 START_TEST(hex_keys_sort_as_addresses)
 {
 	char a[33], b[33];
-	pool_u128 back;
+	ipaddr_u128 back;
 
-	layout_hex_format(AF_INET, ordered[_i], a);
+	layout_addr_key("", AF_INET, ordered[_i], a);
 	ck_assert_uint_eq(strlen(a), 8);
 	ck_assert_int_eq(layout_hex_parse(a, AF_INET, &back), 0);
 	ck_assert(back == ordered[_i]);
 	if (_i + 1 < (int)(sizeof(ordered) / sizeof(ordered[0]))) {
-		layout_hex_format(AF_INET, ordered[_i + 1], b);
+		layout_addr_key("", AF_INET, ordered[_i + 1], b);
 		ck_assert_int_lt(strcmp(a, b), 0);
 	}
 }
@@ -495,10 +495,10 @@ END_TEST
 
 START_TEST(hex_v6_and_bad_input)
 {
-	pool_u128 v = ((pool_u128)0x20010db8 << 96) | 1, back;
+	ipaddr_u128 v = ((ipaddr_u128)0x20010db8 << 96) | 1, back;
 	char h[33];
 
-	layout_hex_format(AF_INET6, v, h);
+	layout_addr_key("", AF_INET6, v, h);
 	ck_assert_str_eq(h, "20010db8000000000000000000000001");
 	ck_assert_int_eq(layout_hex_parse(h, AF_INET6, &back), 0);
 	ck_assert(back == v);
@@ -539,7 +539,7 @@ START_TEST(lease_round_trip)
 			   .pod_name = "p", .pod_uid = "u", .created = 1796034403 },
 		.addrs = { { "_", "192.0.2.0/24", AF_INET, 24, 0xc0000201 },
 			   { "_", "2001:db8::/64", AF_INET6, 64,
-			     ((pool_u128)0x20010db8 << 96) | 2 } },
+			     ((ipaddr_u128)0x20010db8 << 96) | 2 } },
 		.n_addrs = 2,
 	}, back;
 	char *v = layout_lease_value(&l, keys, "node-1");
@@ -703,7 +703,7 @@ START_TEST(info_round_trip)
 	struct pool_info pi = { .network = "_", .pool = "10.56.0.0/16", .family = AF_INET,
 				.shared = true, .span = { 0x0a380001, 0x0a38fffe }, .usable = 65278 },
 			 back;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 	char *v = layout_info_value(&pi, 0x0a380103);
 
 	ck_assert_int_eq(layout_parse_info(v, &back, &cursor), 0);
@@ -740,7 +740,7 @@ static const struct {
 START_TEST(info_checks)
 {
 	struct pool_info pi;
-	pool_u128 cursor;
+	ipaddr_u128 cursor;
 
 	ck_assert_int_eq(layout_parse_info(infos[_i].value, &pi, &cursor), infos[_i].ret);
 }

@@ -180,24 +180,6 @@ START_TEST(test_assigned)
 }
 END_TEST
 
-/* The address `ip link` shows for an IPoIB netdev: flags and QPN, the
- * fe80::/64 subnet prefix, then the port GUID. */
-START_TEST(test_ipoib_addr)
-{
-	static const uint8_t addr[GUID_IPOIB_ADDR_LEN] = {
-		0x00, 0x00, 0x0c, 0x79, 0xfe, 0x80, 0, 0, 0, 0, 0, 0,
-		0xa0, 0x88, 0xc2, 0x03, 0x00, 0xd6, 0x49, 0xa2,
-	};
-	uint64_t guid = 0;
-
-	ck_assert_int_eq(guid_from_ipoib_addr(addr, sizeof(addr), &guid), 0);
-	ck_assert_uint_eq(guid, 0xa088c20300d649a2ULL);
-	ck_assert_int_eq(guid_from_ipoib_addr(addr, 6, &guid), -EINVAL);
-	ck_assert_int_eq(guid_from_ipoib_addr(addr, 32, &guid), -EINVAL);
-	ck_assert_uint_eq(guid, 0xa088c20300d649a2ULL);
-}
-END_TEST
-
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_parse, 0, N(parse_cases));
@@ -205,7 +187,6 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_format, 0, N(format_cases));
 	tcase_add_loop_test(tc, test_parse_sysfs, 0, N(sysfs_cases));
 	tcase_add_test(tc, test_assigned);
-	tcase_add_test(tc, test_ipoib_addr);
 }
 
 int main(void)

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for ipaddr.c: parsing, strict prefix lengths, formatting, equality. */
+/* Unit tests for ipaddr.c: parsing, strict prefix lengths, formatting, equality, numbers. */
 #include <errno.h>
 #include <stdlib.h>
 #include <sys/socket.h>
@@ -123,12 +123,61 @@ START_TEST(test_unset)
 }
 END_TEST
 
+/* The number of an address, and back: IPv4 in the low 32 bits, network order high first. */
+static const struct {
+	const char *text;
+	int family;
+	uint64_t hi, lo;
+} numbers[] = {
+	{ "0.0.0.0", AF_INET, 0, 0 },
+	{ "192.0.2.1", AF_INET, 0, 0xc0000201 },
+	{ "255.255.255.255", AF_INET, 0, 0xffffffff },
+	{ "::", AF_INET6, 0, 0 },
+	{ "2001:db8::1", AF_INET6, 0x20010db800000000ull, 1 },
+	{ "::ffff:192.0.2.1", AF_INET6, 0, 0xffffc0000201ull },
+	{ "ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff", AF_INET6, ~0ull, ~0ull },
+};
+
+START_TEST(test_u128)
+{
+	ipaddr_u128 want = (ipaddr_u128)numbers[_i].hi << 64 | numbers[_i].lo, v = 0;
+	struct ipaddr a;
+	char buf[IPADDR_STR_MAX];
+	int family = 0;
+
+	ck_assert_int_eq(ipaddr_parse_u128(numbers[_i].text, &family, &v), 0);
+	ck_assert_int_eq(family, numbers[_i].family);
+	ck_assert(v == want);
+	ck_assert_int_eq(ipaddr_parse(numbers[_i].text, &a), 0);
+	ck_assert(ipaddr_to_u128(&a) == want);
+	ipaddr_from_u128(family, v, &a);
+	ipaddr_format(&a, buf);
+	ck_assert_str_eq(buf, numbers[_i].text);
+	ipaddr_format_u128(family, v, buf);
+	ck_assert_str_eq(buf, numbers[_i].text);
+}
+END_TEST
+
+START_TEST(test_u128_refused)
+{
+	ipaddr_u128 v = 7;
+	int family = 7;
+
+	ck_assert_int_eq(ipaddr_parse_u128("192.0.2.256", &family, &v), -EINVAL);
+	ck_assert_int_eq(ipaddr_parse_u128(" 192.0.2.1", &family, &v), -EINVAL);
+	ck_assert_int_eq(ipaddr_parse_u128("192.0.2.1/24", &family, &v), -EINVAL);
+	ck_assert(v == 7 && family == 7);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_addr, 0, N(addrs));
 	tcase_add_loop_test(tc, test_prefix, 0, N(prefixes));
 	tcase_add_loop_test(tc, test_equal, 0, N(equals));
 	tcase_add_test(tc, test_unset);
+	tcase_add_loop_test(tc, test_u128, 0, N(numbers));
+	tcase_add_test(tc, test_u128_refused);
 }
 
 int main(void)

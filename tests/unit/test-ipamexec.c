@@ -131,7 +131,7 @@ START_TEST(test_run)
 	struct cni_err err = { 0 };
 	int fds = count_fds(), ret, status;
 
-	ret = ipam_exec(runs[_i].cmd, runs[_i].type, conf, strlen(conf), &r, &err);
+	ret = ipamexec_call(runs[_i].cmd, runs[_i].type, conf, strlen(conf), &r, &err);
 	ck_assert_int_eq(err.code, runs[_i].code);
 	ck_assert_int_eq(count_fds(), fds);
 	ck_assert_int_eq(waitpid(-1, &status, WNOHANG), -1);
@@ -170,7 +170,7 @@ START_TEST(test_what_the_plugin_sees)
 	struct cni_err err = { 0 };
 	char buf[IPADDR_STR_MAX];
 
-	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "good", conf, strlen(conf), &r, &err), 0);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_ADD, "good", conf, strlen(conf), &r, &err), 0);
 	ck_assert_str_eq(slurp("good.stdin"), conf);
 	/* CNI_COMMAND is replaced, everything else inherited */
 	ck_assert_str_eq(slurp("good.env"), "ADD c1\n");
@@ -189,10 +189,10 @@ START_TEST(test_large_config_unread)
 
 	memset(big, ' ', len);
 	/* the plugin exits without reading: EPIPE must not kill us or fail the call */
-	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "noread", big, len, NULL, &err), 0);
-	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "good", big, len, NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_DEL, "noread", big, len, NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_ADD, "good", big, len, NULL, &err), 0);
 	/* neither side may block the other */
-	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "chatty", big, len, NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_DEL, "chatty", big, len, NULL, &err), 0);
 	free(big);
 }
 END_TEST
@@ -209,7 +209,7 @@ START_TEST(test_exec_fails)
 	fputs("#!/nonexistent/sh\n", f);
 	fclose(f);
 	ck_assert_int_eq(chmod(path, 0755), 0);
-	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "badinterp", conf, strlen(conf), NULL, &err), -ENOENT);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_ADD, "badinterp", conf, strlen(conf), NULL, &err), -ENOENT);
 	ck_assert_int_eq(err.code, CNI_ERR_IPAM);
 	ck_assert_ptr_nonnull(strstr(err.msg, "failed to run ipam plugin /tmp/test-ipamexec."));
 	ck_assert_ptr_nonnull(strstr(err.msg, "/badinterp: No such file or directory"));
@@ -221,7 +221,7 @@ START_TEST(test_no_cni_path)
 	struct cni_err err = { 0 };
 
 	unsetenv("CNI_PATH");
-	ck_assert_int_eq(ipam_exec(CNI_CMD_ADD, "good", conf, strlen(conf), NULL, &err), -ENOENT);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_ADD, "good", conf, strlen(conf), NULL, &err), -ENOENT);
 	ck_assert_str_eq(err.msg, "ipam plugin \"good\" not found in CNI_PATH \"\"");
 }
 END_TEST
@@ -230,18 +230,18 @@ END_TEST
  * link meanwhile); finish then only collects. */
 START_TEST(test_runs_between_start_and_finish)
 {
-	struct ipam_run run;
+	struct ipamexec_run run;
 	struct cni_result r = { 0 };
 	struct cni_err err = { 0 };
 	char path[128];
 	int tries = 0;
 
-	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "good", conf, strlen(conf), -1, &err), 0);
+	ck_assert_int_eq(ipamexec_start(&run, CNI_CMD_ADD, "good", conf, strlen(conf), -1, &err), 0);
 	snprintf(path, sizeof(path), "%s/good.env", dir);
 	while (access(path, F_OK) && tries++ < 500)
 		usleep(10000);
-	ck_assert_msg(!access(path, F_OK), "the plugin did not run before ipam_finish");
-	ck_assert_int_eq(ipam_finish(&run, &r, &err), 0);
+	ck_assert_msg(!access(path, F_OK), "the plugin did not run before ipamexec_finish");
+	ck_assert_int_eq(ipamexec_finish(&run, &r, &err), 0);
 	ck_assert_int_eq(r.n_ips, 1);
 	ck_assert_int_eq(run.pid, -1);
 }
@@ -253,7 +253,7 @@ START_TEST(test_plugin_gets_default_sigpipe)
 	struct cni_err err = { 0 };
 	unsigned long long ignored;
 
-	ck_assert_int_eq(ipam_exec(CNI_CMD_DEL, "sigign", conf, strlen(conf), NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_call(CNI_CMD_DEL, "sigign", conf, strlen(conf), NULL, &err), 0);
 	ck_assert_int_eq(sscanf(slurp("sigign.sigign"), "%llx", &ignored), 1);
 	ck_assert_msg(!(ignored & (1ULL << (SIGPIPE - 1))), "SigIgn %llx has SIGPIPE", ignored);
 }
@@ -272,7 +272,7 @@ static bool lock_free(const char *path)
  * even after the caller let go of it (here: closed it, as a killed caller does). */
 START_TEST(test_plugin_holds_the_lock)
 {
-	struct ipam_run run;
+	struct ipamexec_run run;
 	struct cni_err err = { 0 };
 	char path[128];
 	int fd;
@@ -280,18 +280,18 @@ START_TEST(test_plugin_holds_the_lock)
 	snprintf(path, sizeof(path), "%s/vf.lock", dir);
 	fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0600);
 	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
-	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), fd, &err), 0);
+	ck_assert_int_eq(ipamexec_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), fd, &err), 0);
 	close(fd);
 	ck_assert_msg(!lock_free(path), "the lock was free while the plugin ran");
-	ck_assert_int_eq(ipam_finish(&run, NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_finish(&run, NULL, &err), 0);
 	ck_assert_msg(lock_free(path), "the lock was held after the plugin exited");
 	/* without lock_fd the plugin holds nothing */
 	fd = open(path, O_RDWR | O_CLOEXEC);
 	ck_assert_int_eq(flock(fd, LOCK_EX), 0);
-	ck_assert_int_eq(ipam_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), -1, &err), 0);
+	ck_assert_int_eq(ipamexec_start(&run, CNI_CMD_ADD, "slow", conf, strlen(conf), -1, &err), 0);
 	close(fd);
 	ck_assert(lock_free(path));
-	ck_assert_int_eq(ipam_finish(&run, NULL, &err), 0);
+	ck_assert_int_eq(ipamexec_finish(&run, NULL, &err), 0);
 }
 END_TEST
 

@@ -53,17 +53,17 @@ START_TEST(test_insert_reopen)
 	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), -ENOENT);
 	ck_assert_int_eq(lidx_create(dfd, "s.idx", &x), 0);
 	for (size_t i = 0; i < n; i++)
-		ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + (i * 7919) % n), 0);
-	ck_assert_int_eq(lidx_insert(&x, ((pool_u128)1 << 100) + 3), -EEXIST);
+		ck_assert_int_eq(lidx_insert(&x, ((ipaddr_u128)1 << 100) + (i * 7919) % n), 0);
+	ck_assert_int_eq(lidx_insert(&x, ((ipaddr_u128)1 << 100) + 3), -EEXIST);
 	lidx_close(&x);
 	ck_assert_int_eq(lidx_open(dfd, "s.idx", &x), 0);
 	ck_assert_uint_eq(lidx_len(&x), n);
 	assert_sorted(&x);
-	ck_assert(lidx_has(&x, ((pool_u128)1 << 100) + n - 1));
-	ck_assert(!lidx_has(&x, ((pool_u128)1 << 100) + n));
+	ck_assert(lidx_has(&x, ((ipaddr_u128)1 << 100) + n - 1));
+	ck_assert(!lidx_has(&x, ((ipaddr_u128)1 << 100) + n));
 	ck_assert_int_eq(lidx_create(dfd, "s.idx", &x), -EEXIST);
-	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), 0);
-	ck_assert_int_eq(lidx_remove(&x, ((pool_u128)1 << 100) + 10), -ENOENT);
+	ck_assert_int_eq(lidx_remove(&x, ((ipaddr_u128)1 << 100) + 10), 0);
+	ck_assert_int_eq(lidx_remove(&x, ((ipaddr_u128)1 << 100) + 10), -ENOENT);
 	ck_assert_uint_eq(lidx_len(&x), n - 1);
 	assert_sorted(&x);
 	lidx_close(&x);
@@ -88,13 +88,13 @@ END_TEST
 
 START_TEST(test_write)
 {
-	pool_u128 a[] = { 1, 5, 9, (pool_u128)-2 };
+	ipaddr_u128 a[] = { 1, 5, 9, (ipaddr_u128)-2 };
 	struct lidx x;
 
 	ck_assert_int_eq(lidx_write(dfd, "w.idx", a, 4), 0);
 	ck_assert_int_eq(lidx_open(dfd, "w.idx", &x), 0);
 	ck_assert_uint_eq(lidx_len(&x), 4);
-	ck_assert(lidx_has(&x, (pool_u128)-2));
+	ck_assert(lidx_has(&x, (ipaddr_u128)-2));
 	lidx_close(&x);
 	ck_assert_int_eq(lidx_write(dfd, "w.idx", a, 1), 0);
 	ck_assert_int_eq(lidx_open(dfd, "w.idx", &x), 0);

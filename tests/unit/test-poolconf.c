@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for ipam/ippool/conf.c: whereabouts keys, the file fallback, requests, the result. */
+/* Unit tests for ipam/ippool/poolconf.c: whereabouts keys, the file fallback, requests, the result. */
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
-#include "conf.h"
+#include "poolconf.h"
 #include "ipaddr.h"
 #include "unit.h"
 
@@ -69,7 +69,7 @@ START_TEST(test_parse)
 	cJSON *ipam = parse(parses[_i].ipam), *file = parses[_i].file ? parse(parses[_i].file) : NULL;
 	struct cni_err err = { 0 };
 	char pools[512] = "";
-	int ret = conf_parse(ipam, file, &conf, &err);
+	int ret = poolconf_parse(ipam, file, NULL, &conf, &err);
 
 	if (parses[_i].code) {
 		ck_assert_int_ne(ret, 0);
@@ -83,7 +83,7 @@ START_TEST(test_parse)
 			strcat(pools, conf.ranges[i].pool);
 		}
 		ck_assert_str_eq(pools, parses[_i].check);
-		conf_release(&conf);
+		poolconf_release(&conf);
 	}
 	cJSON_Delete(ipam);
 	cJSON_Delete(file);
@@ -98,7 +98,7 @@ START_TEST(test_defaults_and_keys)
 	cJSON *plain = parse("{'range':'192.0.2.0/24'}");
 	struct cni_err err = { 0 };
 
-	ck_assert_int_eq(conf_parse(ipam, NULL, &conf, &err), 0);
+	ck_assert_int_eq(poolconf_parse(ipam, NULL, NULL, &conf, &err), 0);
 	ck_assert_str_eq(conf.network, "rdma-a");
 	ck_assert(!conf.shared && !conf.ranges[0].shared);
 	ck_assert_int_eq(conf.hold_seconds, 30);
@@ -106,14 +106,14 @@ START_TEST(test_defaults_and_keys)
 	ck_assert_str_eq(conf.log_file, "/var/log/x.log");
 	ck_assert_str_eq(conf.store, "etcd");
 	ck_assert_ptr_nonnull(cJSON_GetObjectItem(conf.store_obj, "endpoints"));
-	ck_assert_str_eq(conf.data_dir, CONF_DEFAULT_DATA_DIR);
-	conf_release(&conf);
-	ck_assert_int_eq(conf_parse(plain, NULL, &conf, &err), 0);
-	ck_assert_str_eq(conf.network, CONF_DEFAULT_NETWORK);
+	ck_assert_str_eq(conf.data_dir, POOLCONF_DEFAULT_DATA_DIR);
+	poolconf_release(&conf);
+	ck_assert_int_eq(poolconf_parse(plain, NULL, NULL, &conf, &err), 0);
+	ck_assert_str_eq(conf.network, POOLCONF_DEFAULT_NETWORK);
 	ck_assert(conf.shared);
 	ck_assert_str_eq(conf.store, "");
 	ck_assert_int_eq(conf.hold_seconds, 0);
-	conf_release(&conf);
+	poolconf_release(&conf);
 	cJSON_Delete(ipam);
 	cJSON_Delete(plain);
 }
@@ -128,16 +128,16 @@ START_TEST(test_file_fallback)
 	struct cni_err err = { 0 };
 	bool explicit;
 
-	ck_assert_str_eq(conf_file_path(ipam, &explicit), "/etc/x.conf");
+	ck_assert_str_eq(poolconf_file_path(ipam, &explicit), "/etc/x.conf");
 	ck_assert(explicit);
-	ck_assert_str_eq(conf_file_path(file, &explicit), CONF_DEFAULT_FILE);
+	ck_assert_str_eq(poolconf_file_path(file, &explicit), POOLCONF_DEFAULT_FILE);
 	ck_assert(!explicit);
-	ck_assert_int_eq(conf_parse(ipam, file, &conf, &err), 0);
+	ck_assert_int_eq(poolconf_parse(ipam, file, NULL, &conf, &err), 0);
 	ck_assert_str_eq(conf.ranges[0].pool, "192.0.2.0/24");
 	ck_assert_str_eq(conf.network, "fromfile");
 	ck_assert_str_eq(conf.data_dir, "/d");
 	ck_assert_int_eq((int)conf.ranges[0].usable, 253);
-	conf_release(&conf);
+	poolconf_release(&conf);
 	cJSON_Delete(ipam);
 	cJSON_Delete(file);
 }
@@ -152,7 +152,7 @@ START_TEST(test_gateways)
 	struct cni_err err = { 0 };
 	char buf[IPADDR_STR_MAX];
 
-	ck_assert_int_eq(conf_parse(ipam, NULL, &conf, &err), 0);
+	ck_assert_int_eq(poolconf_parse(ipam, NULL, NULL, &conf, &err), 0);
 	ck_assert_int_eq(conf.n_ranges, 4);
 	ipaddr_format(&conf.gateway[0], buf);
 	ck_assert_str_eq(buf, "192.0.2.1");
@@ -163,7 +163,7 @@ START_TEST(test_gateways)
 	ck_assert_str_eq(buf, "2001:db8:1::1");
 	ck_assert_int_eq((int)conf.ranges[0].usable, 253);
 	ck_assert_int_eq((int)conf.ranges[2].usable, 253);
-	conf_release(&conf);
+	poolconf_release(&conf);
 	cJSON_Delete(ipam);
 }
 END_TEST
@@ -190,8 +190,8 @@ START_TEST(test_want)
 	struct cni_err err = { 0 };
 	int ret;
 
-	ck_assert_int_eq(conf_parse(ipam, NULL, &conf, &err), 0);
-	ret = conf_want(&conf, wants[_i].want, &err);
+	ck_assert_int_eq(poolconf_parse(ipam, NULL, NULL, &conf, &err), 0);
+	ret = poolconf_request(&conf, wants[_i].want, &err);
 	if (wants[_i].code) {
 		ck_assert_int_ne(ret, 0);
 		ck_assert_int_eq(err.code, wants[_i].code);
@@ -201,10 +201,67 @@ START_TEST(test_want)
 		ck_assert(conf.ranges[wants[_i].range].has_want);
 		ck_assert(!conf.ranges[!wants[_i].range].has_want);
 		/* a second request for the same range is refused */
-		ck_assert_int_ne(conf_want(&conf, wants[_i].want, &err), 0);
+		ck_assert_int_ne(poolconf_request(&conf, wants[_i].want, &err), 0);
 		ck_assert_int_eq(err.code, CNI_ERR_ADDR_TAKEN);
 	}
-	conf_release(&conf);
+	poolconf_release(&conf);
+	cJSON_Delete(ipam);
+}
+END_TEST
+
+/* runtimeConfig.ips are copied by the parse, judged only when ADD asks for
+ * them, before CNI_ARGS IP=: the first error wins. */
+static const struct {
+	const char *runtime, *args_ip;
+	int code;		/* 0 = accepted */
+	const char *msg;	/* substring of the message, or "v4|v6" of the wants */
+} requests[] = {
+	{ "{'ips':['192.0.2.9/24','2001:db8::9']}", "", 0, "192.0.2.9|2001:db8::9" },
+	{ "{'ips':['192.0.2.9']}", "2001:db8::9", 0, "192.0.2.9|2001:db8::9" },
+	{ "{}", "192.0.2.9,2001:db8::9", 0, "192.0.2.9|2001:db8::9" },
+	{ "{'ips':[]}", "", 0, "-|-" },
+	{ "{'ips':['192.0.2.9',5]}", "", CNI_ERR_DECODE, "runtimeConfig.ips must hold strings" },
+	{ "{'ips':[5,'nonsense']}", "", CNI_ERR_DECODE, "runtimeConfig.ips must hold strings" },
+	{ "{'ips':['nonsense',5]}", "", CNI_ERR_ADDR_TAKEN, "invalid requested address \"nonsense\"" },
+	{ "{'ips':['192.0.2.9']}", "192.0.2.10", CNI_ERR_ADDR_TAKEN, "range 192.0.2.0/24 already has one" },
+	{ "{'ips':['192.0.2.1']}", "nonsense", CNI_ERR_ADDR_TAKEN, "requested address 192.0.2.1 is excluded" },
+};
+
+static void want_text(const struct pool_range *r, char *buf)
+{
+	if (r->has_want)
+		ipaddr_format_u128(r->family, r->want, buf);
+	else
+		strcpy(buf, "-");
+}
+
+START_TEST(test_request)
+{
+	cJSON *ipam = parse("{'range':'192.0.2.0/24','exclude':['192.0.2.1'],"
+			    "'ipRanges':[{'range':'2001:db8::/64'}]}");
+	cJSON *runtime = parse(requests[_i].runtime);
+	struct cni_err err = { 0 };
+	char got[2 * IPADDR_STR_MAX + 2], v6[IPADDR_STR_MAX];
+	int ret;
+
+	/* a parse for any verb takes what it is given */
+	ck_assert_int_eq(poolconf_parse(ipam, NULL, runtime, &conf, &err), 0);
+	cJSON_Delete(runtime);
+	ret = poolconf_request(&conf, requests[_i].args_ip, &err);
+	if (requests[_i].code) {
+		ck_assert_int_ne(ret, 0);
+		ck_assert_int_eq(err.code, requests[_i].code);
+		ck_assert_msg(strstr(err.msg, requests[_i].msg), "got \"%s\"", err.msg);
+	} else {
+		ck_assert_msg(ret == 0, "%s", err.msg);
+		want_text(&conf.ranges[0], got);
+		want_text(&conf.ranges[1], v6);
+		strcat(got, "|");
+		strcat(got, v6);
+		ck_assert_str_eq(got, requests[_i].msg);
+	}
+	poolconf_release(&conf);
+	ck_assert_int_eq(conf.n_requested, 0);
 	cJSON_Delete(ipam);
 }
 END_TEST
@@ -221,14 +278,14 @@ START_TEST(test_result)
 	char buf[IPADDR_STR_MAX];
 	int fam;
 
-	ck_assert_int_eq(conf_parse(ipam, NULL, &conf, &err), 0);
+	ck_assert_int_eq(poolconf_parse(ipam, NULL, NULL, &conf, &err), 0);
 	lease.addrs[0].family = AF_INET;
 	lease.addrs[0].prefix_len = 24;
-	ck_assert_int_eq(range_addr_parse("192.0.2.7", &fam, &lease.addrs[0].addr), 0);
+	ck_assert_int_eq(ipaddr_parse_u128("192.0.2.7", &fam, &lease.addrs[0].addr), 0);
 	lease.addrs[1].family = AF_INET6;
 	lease.addrs[1].prefix_len = 64;
-	ck_assert_int_eq(range_addr_parse("2001:db8::7", &fam, &lease.addrs[1].addr), 0);
-	conf_result(&conf, &lease, &res);
+	ck_assert_int_eq(ipaddr_parse_u128("2001:db8::7", &fam, &lease.addrs[1].addr), 0);
+	poolconf_result(&conf, &lease, &res);
 	ck_assert_int_eq(res.n_ips, 2);
 	ipprefix_format(&res.ips[0].address, buf);
 	ck_assert_str_eq(buf, "192.0.2.7/24");
@@ -243,7 +300,7 @@ START_TEST(test_result)
 	ck_assert_int_eq(res.dns.n_nameservers, 1);
 	ck_assert_str_eq(res.dns.domain, "example.org");
 	ck_assert_str_eq(res.dns.options[0], "ndots:2");
-	conf_release(&conf);
+	poolconf_release(&conf);
 	cJSON_Delete(ipam);
 }
 END_TEST
@@ -255,6 +312,7 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, test_file_fallback);
 	tcase_add_test(tc, test_gateways);
 	tcase_add_loop_test(tc, test_want, 0, N(wants));
+	tcase_add_loop_test(tc, test_request, 0, N(requests));
 	tcase_add_test(tc, test_result);
 }
 

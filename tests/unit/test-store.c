@@ -90,7 +90,7 @@ static int reserve(const char *cid, const struct pool_range *r, int n, char *tex
 
 	text[0] = '\0';
 	if (!ret)
-		pool_addr_format(l.addrs[0].family, l.addrs[0].addr, text, 64);
+		ipaddr_format_u128(l.addrs[0].family, l.addrs[0].addr, text);
 	return ret;
 }
 
@@ -147,7 +147,7 @@ START_TEST(test_want)
 	struct cni_err err = { 0 };
 	int fam;
 
-	ck_assert_int_eq(range_addr_parse("192.0.2.77", &fam, &r.want), 0);
+	ck_assert_int_eq(ipaddr_parse_u128("192.0.2.77", &fam, &r.want), 0);
 	r.has_want = true;
 	ck_assert_str_eq(addr_of("a", &r, 1), "192.0.2.77");
 	ck_assert_str_eq(addr_of("a", &r, 1), "192.0.2.77");

@@ -6,9 +6,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "fileio.h"
-#include "lockfile.h"
 #include "conffiles.h"
+#include "fileio.h"
 
 /* A copy of plugin carrying the list's cniVersion and name when it has none. */
 static int add_plugin(const cJSON *plugin, const cJSON *version, const cJSON *name, cJSON *out)

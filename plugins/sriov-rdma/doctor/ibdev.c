@@ -6,7 +6,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fileio.h"
-#include "lockfile.h"
 #include "guid.h"
 #include "ibdev.h"
 #include "sysfs.h"

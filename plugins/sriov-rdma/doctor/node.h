@@ -7,8 +7,6 @@
 #include <cjson/cJSON.h>
 #include "doctor.h"
 #include "link.h"
-#include "linkip.h"
-#include "linkvf.h"
 #include "record.h"
 
 struct node {

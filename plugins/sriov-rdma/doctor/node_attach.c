@@ -7,8 +7,8 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
+#include "attach.h"
 #include "fileio.h"
-#include "lockfile.h"
 #include "netns.h"
 #include "node.h"
 #include "nodelock.h"

@@ -8,8 +8,8 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
+#include "attach.h"
 #include "fileio.h"
-#include "lockfile.h"
 #include "ibdev.h"
 #include "node.h"
 #include "record.h"

@@ -7,11 +7,12 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include "record.h"
+#include "attach.h"
 #include "fileio.h"
-#include "lockfile.h"
+#include "linkip.h"
 #include "netns.h"
 #include "pod.h"
+#include "record.h"
 #include "sysfs.h"
 
 /* sysfs shows netdevs and (exclusive mode) RDMA devices of the netns that

@@ -9,8 +9,6 @@
 #include "ibdev.h"
 #include "ipaddr.h"
 #include "link.h"
-#include "linkip.h"
-#include "linkvf.h"
 #include "rdmanl.h"
 
 #define POD_MAX_TARGETS 16

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "linkip.h"
 #include "nccl.h"
 #include "pod.h"
 #include "procfs.h"

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include "fileio.h"
-#include "lockfile.h"
 #include "nccl.h"
 #include "pod.h"
 #include "procfs.h"

@@ -3,8 +3,8 @@
 # shellcheck shell=bash
 # Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run).
 # TMP lies under /run (root) or /run/user/UID: a config's paths must lie
-# under an allowed root, and tests do not widen them (README, "Paths a
-# config names").
+# under an allowed root, and tests do not widen them (docs/security.md,
+# "The paths a config names").
 
 set -uo pipefail
 

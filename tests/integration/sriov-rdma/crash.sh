@@ -14,8 +14,8 @@ fx_setup --vfs 1 --vf-info
 # plugin's stdin, the result) and the state file's commit, in DEL at
 # its removal.
 declare -A syscalls=(
-	[ADD]="sendmsg recvmsg write renameat clone3 wait4"
-	[DEL]="sendmsg recvmsg clone3 wait4 unlinkat"
+	[ADD]="sendto recvmsg write renameat clone3 wait4"
+	[DEL]="sendto recvmsg clone3 wait4 unlinkat"
 )
 
 # killed VERB CONF SYSCALL N: VERB under strace, killed at call N of SYSCALL.

@@ -2,7 +2,7 @@
 # SPDX-License-Identifier: Apache-2.0
 # Damaged state and lock files (cut, empty, garbage, grown past any record, a
 # FIFO, a symlink): ADD, CHECK, DEL and GC never crash or hang; each does what
-# the README says, and what it ignores it names in its log.
+# docs/sriov-rdma.md (The state file) says, and what it ignores it names in its log.
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 

@@ -32,7 +32,7 @@ pod_new
 cni ADD "$(conf 1.0.0)"
 is "$RC" 0 "last PF: ADD again succeeds"
 ok "last PF: the pod reaches its rail's bridge through VF $last" \
-	ip netns exec "$POD" ping -c 1 -W 5 203.0.113.254
+	pod_pings 203.0.113.254
 cni DEL "$(conf 1.0.0)"
 is "$RC" 0 "last PF: DEL succeeds"
 netns_del "$POD"
