@@ -7,7 +7,6 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "attach.h"
 #include "fileio.h"
 #include "netns.h"
 #include "node.h"

@@ -8,7 +8,6 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "attach.h"
 #include "fileio.h"
 #include "ibdev.h"
 #include "node.h"

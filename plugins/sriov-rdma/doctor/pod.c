@@ -7,7 +7,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include "attach.h"
 #include "fileio.h"
 #include "linkip.h"
 #include "netns.h"
