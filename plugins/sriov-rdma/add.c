@@ -4,10 +4,18 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmds.h"
 #include "confpath.h"
+#include "del.h"
+#include "devfile.h"
+#include "ib.h"
+#include "ipamstep.h"
 #include "log.h"
-#include "steps.h"
-#include "verbs.h"
+#include "netdev.h"
+#include "nodelock.h"
+#include "rdma.h"
+#include "statefile.h"
+#include "vf.h"
 
 static int build_result(struct attach *a, struct cni_err *err)
 {
@@ -19,31 +27,26 @@ static int build_result(struct attach *a, struct cni_err *err)
 	return 0;
 }
 
-/* The state holds only what is known before the first change, and is saved
- * before it: DEL can then undo an ADD killed at any point (a runtime
- * timeout) in full, VF settings and host-side MAC and state included. */
-static int save(struct attach *a, struct cni_err *err)
-{
-	return attach_save(a, err);
-}
-
 /* A step that fails undoes what it did itself, except a partial one: its
  * failure can leave part of it done, and its undo, run by roll_back like
- * the others', counts when it fails (the state is then kept for DEL). */
+ * the others', counts when it fails (the state is then kept for DEL).
+ * The state holds only what is known before the first change, and is saved
+ * before it: DEL can then undo an ADD killed at any point (a runtime
+ * timeout) in full, VF settings and host-side MAC and state included. */
 static const struct step {
 	const char *what;
 	int (*run)(struct attach *a, struct cni_err *err);
 	int (*undo)(struct attach *a, struct cni_err *err);
 	bool partial;
 } steps[] = {
-	{ "save state", save, NULL, false },	/* removed by roll_back, or kept for DEL */
+	{ "save state", attach_save, NULL, false },	/* removed by roll_back, or kept for DEL */
 	{ "apply VF settings", vf_apply, vf_restore, true },
 	{ "set the GUID and rebind the VF", ib_apply, ib_restore, true },
-	{ "start the IPAM plugin", ipam_add_start, ipam_add_abandon, false },
+	{ "start the IPAM plugin", ipamstep_add_start, ipamstep_add_abandon, false },
 	{ "move the netdev", netdev_to_pod, netdev_to_host, false },
 	{ "move the RDMA device", rdma_to_pod, rdma_to_host, false },
 	{ "find the IPoIB netdev", ib_netdev_to_pod, ib_netdev_to_host, false },
-	{ "allocate addresses", ipam_add, ipam_del, false },
+	{ "allocate addresses", ipamstep_add, ipamstep_del, false },
 	{ "configure the pod link", netdev_configure, NULL, false },
 	{ "build the result", build_result, NULL, false },
 	/* last: nothing after it can fail, so it needs no undo */
@@ -73,40 +76,9 @@ static void roll_back(struct attach *a, int done, struct cni_err *err)
 			log_error("rollback of \"save state\" failed: %s", rm_err.msg);
 		return;
 	}
-	record_state_name(a->containerid, a->ifname, name, sizeof(name));
+	record_state_name(a->state.containerid, a->state.ifname, name, sizeof(name));
 	cni_err_details(err, "rollback incomplete (%d undo steps failed, see the log): state "
 			"%s/%s kept for DEL", failed, a->conf.data_dir, name);
-}
-
-/* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
- * only move the RDMA device and pass its result on. */
-static int detect_chained(struct attach *a, struct cni_err *err)
-{
-	struct link_info link;
-
-	if (a->vf.ifname[0])
-		return 0;
-	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->ifname, &link) == 0) {
-		a->chained = true;
-		a->pod_ifindex = link.ifindex;
-		a->result = *a->conf.net.prev_result;
-		return 0;
-	}
-	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "
-		    "netns: another pod holds it, or its driver created none", a->vf.bdf,
-		    a->vf.driver);
-	return -EBUSY;
-}
-
-static int check_ifname_free(struct attach *a, struct cni_err *err)
-{
-	struct link_info link;
-
-	if (a->chained || link_get_by_name(a->pod_nl, a->ifname, &link) == -ENODEV)
-		return 0;
-	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s", a->ifname,
-		    a->netns);
-	return -EEXIST;
 }
 
 /* The VF in the host while its lock file still names another attachment
@@ -129,16 +101,16 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 	/* sysfs and rtnetlink agree the netdev is in the host */
 	if (!a->vf.ifname[0] || link_get_by_name(a->host_nl, a->vf.ifname, &link) < 0)
 		return 0;
-	ret = attach_holder(a, &h);
+	ret = statefile_holder(a->lock_fd, &h);
 	if (ret < 0)
 		log_warn("VF %s: ignoring the damaged holder record in %s/%s.lock: %s", a->vf.bdf,
-			 ATTACH_LOCK_DIR, a->conf.device_id, strerror(-ret));
+			 NODELOCK_DIR, a->conf.device_id, strerror(-ret));
 	if (ret < 0 || !h.dir[0] || attach_is_holder(a, &h))
 		return 0;
 	/* the rule the dataDir that wrote it passed */
 	if (confpath_check("dataDir", h.dir, sizeof(h.dir), CONFPATH_WRITE_DIR, &path_err) < 0) {
 		log_warn("VF %s: ignoring the holder record in %s/%s.lock: %s", a->vf.bdf,
-			 ATTACH_LOCK_DIR, a->conf.device_id, path_err.msg);
+			 NODELOCK_DIR, a->conf.device_id, path_err.msg);
 		return 0;
 	}
 	ret = attach_new_saved(ctx, h.dir, h.containerid, h.ifname, &old, err);
@@ -148,10 +120,10 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 		ret = del_locked(old, false, err);
 	if (ret == 0) {
 		log_info("VF %s: finished the undo of %s:%s (state in %s), back as %s", a->vf.bdf,
-			 h.containerid, h.ifname, h.dir, old->host_ifname);
-		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->host_ifname);
+			 h.containerid, h.ifname, h.dir, old->state.host_ifname);
+		snprintf(a->vf.ifname, sizeof(a->vf.ifname), "%s", old->state.host_ifname);
 		/* an IB VF was rebound: new netdev, maybe another RDMA device name */
-		if (old->ib)
+		if (old->state.ib)
 			ret = vf_resolve(a, err);
 	} else if (ret != -ENOENT) {
 		cni_err_wrap(err, "VF %s: the unfinished undo of %s:%s (state in %s) failed",
@@ -168,19 +140,15 @@ static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_er
 
 	ret = attach_open_netns(a, false, err);
 	if (ret == 0)
-		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, err);
+		ret = attach_lock(a, NODELOCK_WAIT_MS, err);
 	if (ret == 0)
 		ret = vf_resolve(a, err);
 	if (ret == 0)
 		ret = reclaim_unfinished(ctx, a, err);
 	if (ret == 0)
-		ret = detect_chained(a, err);
-	if (ret == 0 && !a->chained)
-		ret = netdev_find_host(a, err);
+		ret = netdev_prepare(a, err);
 	if (ret == 0)
-		ret = check_ifname_free(a, err);
-	if (ret == 0)
-		ret = rdma_resolve(a, err);
+		ret = rdma_prepare(a, err);
 	if (ret == 0)
 		ret = ib_prepare(a, err);
 	if (ret == 0)

@@ -5,11 +5,12 @@
 #include <string.h>
 #include <strings.h>
 
+#include "cmds.h"
+#include "ib.h"
 #include "ipamexec.h"
 #include "linkip.h"
+#include "rdma.h"
 #include "rdmanl.h"
-#include "steps.h"
-#include "verbs.h"
 
 #define CHECK_MAX_ADDRS 64
 #define CHECK_MAX_ROUTES 256
@@ -20,12 +21,12 @@ static int find_iface(const struct attach *a, struct cni_err *err)
 	const struct cni_result *r = a->conf.net.prev_result;
 
 	for (int i = 0; i < r->n_ifaces; i++) {
-		if (strcmp(r->ifaces[i].name, a->ifname) == 0 &&
-		    (!r->ifaces[i].sandbox[0] || strcmp(r->ifaces[i].sandbox, a->netns) == 0))
+		if (strcmp(r->ifaces[i].name, a->state.ifname) == 0 &&
+		    (!r->ifaces[i].sandbox[0] || strcmp(r->ifaces[i].sandbox, a->state.netns) == 0))
 			return i;
 	}
-	cni_err_set(err, CNI_ERR_CHECK, "prevResult has no interface %s in sandbox %s", a->ifname,
-		    a->netns);
+	cni_err_set(err, CNI_ERR_CHECK, "prevResult has no interface %s in sandbox %s",
+		    a->state.ifname, a->state.netns);
 	return -ENOENT;
 }
 
@@ -38,12 +39,12 @@ static int check_link(struct attach *a, const struct link_info *link, int iface,
 	link_addr_format(link, mac);
 	if (want->mac[0] && strcasecmp(want->mac, mac) != 0) {
 		cni_err_set(err, CNI_ERR_CHECK, "%s in netns %s has MAC %s, prevResult says %s",
-			    a->ifname, a->netns, mac, want->mac);
+			    a->state.ifname, a->state.netns, mac, want->mac);
 		return -EINVAL;
 	}
 	if (want->mtu && (unsigned int)want->mtu != link->mtu) {
 		cni_err_set(err, CNI_ERR_CHECK, "%s in netns %s has MTU %u, prevResult says %d",
-			    a->ifname, a->netns, link->mtu, want->mtu);
+			    a->state.ifname, a->state.netns, link->mtu, want->mtu);
 		return -EINVAL;
 	}
 	return 0;
@@ -71,8 +72,8 @@ static int check_addrs(struct attach *a, const struct link_info *link, int iface
 		if (r->ips[i].iface != iface || has_addr(have, n, &r->ips[i].address))
 			continue;
 		ipprefix_format(&r->ips[i].address, buf);
-		cni_err_set(err, CNI_ERR_CHECK, "%s in netns %s lacks address %s", a->ifname,
-			    a->netns, buf);
+		cni_err_set(err, CNI_ERR_CHECK, "%s in netns %s lacks address %s", a->state.ifname,
+			    a->state.netns, buf);
 		ret = -ENOENT;
 	}
 	return ret;
@@ -102,8 +103,8 @@ static int check_routes(struct attach *a, const struct link_info *link, int ifac
 		if (has_route(have, n, &r->routes[i]))
 			continue;
 		ipprefix_format(&r->routes[i].dst, buf);
-		cni_err_set(err, CNI_ERR_CHECK, "netns %s lacks route %s via %s", a->netns, buf,
-			    a->ifname);
+		cni_err_set(err, CNI_ERR_CHECK, "netns %s lacks route %s via %s", a->state.netns,
+			    buf, a->state.ifname);
 		ret = -ENOENT;
 	}
 	return ret;
@@ -116,7 +117,7 @@ static int check_rdma(struct attach *a, const struct link_info *link, int iface,
 	if (!a->conf.rdma || rdma_find_pod(a, link->ifindex) == 0)
 		return 0;
 	cni_err_set(err, CNI_ERR_CHECK, "no RDMA device for %s in netns %s: it was moved out "
-		    "or the VF has none", a->ifname, a->netns);
+		    "or the VF has none", a->state.ifname, a->state.netns);
 	return -ENODEV;
 }
 
@@ -145,9 +146,10 @@ static int check_pod(struct attach *a, struct cni_err *err)
 	iface = find_iface(a, err);
 	if (iface < 0)
 		return iface;
-	ret = link_get_by_name(a->pod_nl, a->ifname, &link);
+	ret = link_get_by_name(a->pod_nl, a->state.ifname, &link);
 	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_CHECK, "no interface %s in netns %s", a->ifname, a->netns);
+		cni_err_set(err, CNI_ERR_CHECK, "no interface %s in netns %s", a->state.ifname,
+			    a->state.netns);
 		return ret;
 	}
 	for (size_t i = 0; ret == 0 && i < sizeof(checks) / sizeof(checks[0]); i++)

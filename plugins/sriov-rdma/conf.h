@@ -9,6 +9,7 @@
 #include "env.h"
 #include "err.h"
 #include "ibconf.h"
+#include "link.h"
 #include "linkvf.h"
 #include "netconf.h"
 #include "sysfs.h"

@@ -5,9 +5,16 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "cmds.h"
+#include "del.h"
+#include "devfile.h"
+#include "ib.h"
+#include "ipamstep.h"
 #include "log.h"
-#include "steps.h"
-#include "verbs.h"
+#include "netdev.h"
+#include "nodelock.h"
+#include "rdma.h"
+#include "vf.h"
 
 /* State first (it knows the original VF settings); without it, the alias on
  * the pod link and the RDMA device whose netdev is that link. */
@@ -19,20 +26,20 @@ static int locate(struct attach *a, struct cni_err *err)
 
 	if (vf_read(a, &ignored) < 0)
 		log_warn("VF %s: %s; releasing what is left", a->conf.device_id, ignored.msg);
-	snprintf(env_netns, sizeof(env_netns), "%s", a->netns);
+	snprintf(env_netns, sizeof(env_netns), "%s", a->state.netns);
 	ret = attach_load(a, err);
 	if (ret < 0 && ret != -ENOENT)
 		return ret;
 	a->from_state = ret == 0;
 	if (env_netns[0])
-		snprintf(a->netns, sizeof(a->netns), "%s", env_netns);
+		snprintf(a->state.netns, sizeof(a->state.netns), "%s", env_netns);
 	ret = attach_open_netns(a, true, err);
 	if (ret < 0)
 		return ret;
 	netdev_find_pod(a, &link_ifindex);
 	if (!a->from_state)
 		ib_locate(a);
-	if (!a->has_rdma && a->conf.rdma)
+	if (!a->state.has_rdma && a->conf.rdma)
 		rdma_find_pod(a, link_ifindex);
 	return 0;
 }
@@ -46,17 +53,17 @@ static int undo_all(struct attach *a, bool release_ip, struct cni_err *err)
 	int rdma, netdev, ib = 0, vf = 0, ipam = 0;
 
 	if (release_ip)
-		ipam = ipam_del_start(a, err);
+		ipam = ipamstep_del_start(a, err);
 	rdma = rdma_to_host(a, err);
 	netdev = netdev_to_host(a, err);
 	if (rdma == 0 && (netdev == 0 || netdev == -ENOENT))
 		ib = ib_restore(a, err);
-	if (netdev == 0 || a->chained)
+	if (netdev == 0 || a->state.chained)
 		vf = vf_restore(a, err);
 	else
 		log_info("VF %s is not ours to restore (held elsewhere or gone)", a->vf.bdf);
 	if (ipam == 0)
-		ipam = ipam_del_finish(a, err);
+		ipam = ipamstep_del_finish(a, err);
 	if (rdma < 0 || (netdev < 0 && netdev != -ENOENT) || ib < 0 || vf < 0 || ipam < 0)
 		return -EIO;
 	return attach_remove(a, err);
@@ -78,7 +85,7 @@ int cmd_del(struct plugin_ctx *ctx)
 
 	ret = attach_new(ctx, &a, &ctx->err);
 	if (ret == 0)
-		ret = attach_lock(a, ATTACH_LOCK_WAIT_MS, &ctx->err);
+		ret = attach_lock(a, NODELOCK_WAIT_MS, &ctx->err);
 	if (ret == 0)
 		ret = del_locked(a, true, &ctx->err);
 	/* not in del_locked: an ADD or GC undoing another attachment there has

@@ -9,11 +9,11 @@
 #include <unistd.h>
 
 #include "confpath.h"
+#include "devfile.h"
 #include "devinfo.h"
 #include "fileio.h"
 #include "log.h"
 #include "safeopen.h"
-#include "steps.h"
 
 /* conf.c keeps the path under CONF_DEVINFO_DIR; attach_new has passed it
  * through confpath_check (/var/run/ taken as the /run/ it links to, no
@@ -63,7 +63,7 @@ int devfile_prepare(struct attach *a, struct cni_err *err)
 	const struct devinfo d = {
 		.pci = a->vf.bdf,
 		.pf_pci = a->vf.pf_bdf,
-		.rdma = a->conf.rdma ? a->rdma_name : "",
+		.rdma = a->conf.rdma ? a->state.rdma_name : "",
 	};
 	char *old = NULL;
 	size_t len;

@@ -5,11 +5,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cmds.h"
+#include "del.h"
 #include "fileio.h"
 #include "ipamexec.h"
 #include "log.h"
-#include "steps.h"
-#include "verbs.h"
 
 static bool is_valid(const struct cni_netconf *nc, const char *containerid, const char *ifname)
 {
@@ -39,8 +39,8 @@ static int collect(struct plugin_ctx *ctx, const struct conf *conf, const char *
 	int ret;
 
 	ret = attach_new_saved(ctx, conf->data_dir, containerid, ifname, &a, &err);
-	if (ret == 0 && strcmp(a->network, conf->net.name)) {
-		if (!a->network[0])
+	if (ret == 0 && strcmp(a->state.network, conf->net.name)) {
+		if (!a->state.network[0])
 			log_info("gc: %s:%s in %s records no network (an earlier version's): left "
 				 "for its DEL", containerid, ifname, conf->data_dir);
 		ret = -ENOENT;

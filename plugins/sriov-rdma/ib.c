@@ -3,18 +3,21 @@
  * take it, and the IPoIB netdev the kernel recreates on a rebind or an RDMA move. */
 #include <errno.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <net/if_arp.h>
 
 #include "clock.h"
-#include "fileio.h"
 #include "guid.h"
+#include "guidscan.h"
+#include "ib.h"
+#include "ibsysfs.h"
 #include "log.h"
+#include "netdev.h"
+#include "nodelock.h"
 #include "pcidrv.h"
-#include "record.h"
-#include "steps.h"
+#include "statefile.h"
+#include "vf.h"
 
 /* How long a rebound VF (or an IPoIB netdev an RDMA move recreates) may take
  * to show its netdev and RDMA device again. */
@@ -23,201 +26,23 @@
 #define IB_GUID_FIX "supply one (the pod's infiniband-guid network-selection key, or " \
 	"\"guid\" in the network), or let the SR-IOV operator assign VF GUIDs"
 
-/* <VF>/infiniband/<dev>/<attr> in the host's sysfs view. */
-static int rdma_attr(const struct sysfs_vf *vf, const char *attr, char *buf, size_t size)
-{
-	char path[PATH_MAX];
-
-	if (vf->n_rdma != 1 ||
-	    snprintf(path, sizeof(path), "%s/bus/pci/devices/%s/infiniband/%s/%s", sysfs_root(),
-		     vf->bdf, vf->rdma[0], attr) >= (int)sizeof(path))
-		return -ENOENT;
-	return sysfs_read_attr(path, buf, size);
-}
-
 /* The VF's netdev type, else its RDMA port's link layer. */
 static bool is_ib(struct attach *a)
 {
 	struct link_info link;
-	char layer[32];
 
 	if (a->vf.ifname[0] && link_get_by_name(a->host_nl, a->vf.ifname, &link) == 0)
 		return link.type == ARPHRD_INFINIBAND;
-	return rdma_attr(&a->vf, "ports/1/link_layer", layer, sizeof(layer)) == 0 &&
-	       !strcmp(layer, "InfiniBand");
-}
-
-/* What a VF uses now: its RDMA device's node GUID, and the port GUID its
- * GID 0 (fe80::<port GUID>) carries. -ENOENT while the device is not in
- * the host. */
-static int vf_guids(const struct sysfs_vf *vf, uint64_t *node, uint64_t *port)
-{
-	char text[64], gid[64];
-	int ret;
-
-	ret = rdma_attr(vf, "node_guid", text, sizeof(text));
-	if (ret == 0)
-		ret = guid_parse_sysfs(text, node);
-	if (ret == 0)
-		ret = rdma_attr(vf, "ports/1/gids/0", gid, sizeof(gid));
-	if (ret == 0)
-		ret = strlen(gid) == 39 ? guid_parse_sysfs(gid + 20, port) : -EINVAL;
-	return ret;
+	return ibsysfs_is_ib(&a->vf);
 }
 
 static int read_guids(struct attach *a, struct cni_err *err)
 {
-	int ret = vf_guids(&a->vf, &a->ib_node_guid, &a->ib_port_guid);
+	int ret = ibsysfs_guids(&a->vf, &a->state.ib_node_guid, &a->state.ib_port_guid);
 
 	if (ret < 0)
 		cni_err_set(err, CNI_ERR_DEVICE, "cannot read the GUIDs of VF %s (RDMA device %s): %s",
 			    a->vf.bdf, a->vf.n_rdma ? a->vf.rdma[0] : "none", strerror(-ret));
-	return ret;
-}
-
-/* Who holds a GUID among the VFs of the node's IPoIB PFs. */
-struct dup_query {
-	const struct attach *a;
-	struct sysfs_pf pf;		/* the PF walked now */
-	uint64_t guid;
-	int holder;			/* its VF index on pf, -1 none */
-	struct cni_err *err;
-};
-
-/* A VF holds what its PF last set for it, which it takes at its next probe
- * (mlx5 reports 0 for a GUID never set); for a GUID never set, what it uses
- * now, its firmware's, as far as the host sees its RDMA device. */
-static int find_holder(int vf, const struct vf_config *cfg, void *arg)
-{
-	struct dup_query *q = arg;
-	uint64_t node = cfg->guids ? cfg->node_guid : 0, port = cfg->guids ? cfg->port_guid : 0;
-	uint64_t used_node = 0, used_port = 0;
-	char bdf[SYSFS_BDF_MAX];
-	struct sysfs_vf other;
-
-	if (!strcmp(q->pf.bdf, q->a->vf.pf_bdf) && vf == q->a->vf.vf_index)
-		return 0;
-	if ((!node || !port) && sysfs_virtfn(q->pf.bdf, vf, bdf) == 0 &&
-	    sysfs_vf_rdma(bdf, &other) == 0 && vf_guids(&other, &used_node, &used_port) == 0) {
-		node = node ? node : used_node;
-		port = port ? port : used_port;
-	}
-	if (node != q->guid && port != q->guid)
-		return 0;
-	q->holder = vf;
-	return 1;
-}
-
-static int pf_holder(const struct sysfs_pf *pf, void *arg)
-{
-	struct dup_query *q = arg;
-	struct link_info link;
-	int ret;
-
-	/* the VF's own PF whatever sysfs says its type is */
-	if (pf->type != ARPHRD_INFINIBAND && strcmp(pf->bdf, q->a->vf.pf_bdf))
-		return 0;
-	q->pf = *pf;
-	ret = link_get_by_name(q->a->host_nl, pf->ifname, &link);
-	if (ret == 0)
-		ret = link_vf_walk(q->a->host_nl, link.ifindex, find_holder, q);
-	if (ret < 0)
-		cni_err_set(q->err, CNI_ERR_NETLINK, "cannot read the VF GUIDs of PF %s (%s): %s",
-			    pf->ifname, pf->bdf, strerror(-ret));
-	return ret;
-}
-
-/* Whether the state file the holder line h names is an IB attachment's
- * that saved guid as one its VF uses (no GUID given) or gets back when
- * detached (one given, which its PF reports now); into *state. A state
- * that does not read is none: its DEL cannot restore from it either. */
-static bool state_saves(const struct record_holder *h, uint64_t guid, struct attach *state)
-{
-	char name[NETCONF_NAME_MAX + IFNAMSIZ + 8];
-	char *text = NULL;
-	size_t len = 0;
-	bool saves;
-
-	record_state_name(h->containerid, h->ifname, name, sizeof(name));
-	memset(state, 0, sizeof(*state));
-	saves = fileio_read_max(h->dir, name, RECORD_STATE_MAX, &text, &len) == 0 &&
-		record_state_decode(text, len, state) == 0 && state->ib &&
-		(state->ib_node_guid == guid || state->ib_port_guid == guid);
-	free(text);
-	return saves;
-}
-
-/* The attached VF other than a's whose state saved guid, found through the
- * VF lock files' holder lines: 1 with *state its state, else 0. A VF in a
- * pod is invisible to the PF walk when it keeps its firmware GUIDs (its PF
- * reports 0, its RDMA device is not in the host), and a VF given a GUID
- * gets its saved ones back at DEL. */
-static int state_holder(const struct attach *a, uint64_t guid, struct attach *state)
-{
-	struct record_holder h;
-	char **names = NULL;
-	int found = 0;
-	size_t n = 0;
-
-	if (fileio_list(ATTACH_LOCK_DIR, ".lock", &names, &n) < 0)
-		return 0;
-	for (size_t i = 0; i < n; i++) {
-		if (!found && attach_lock_holder(names[i], &h) == 0 && h.dir[0] &&
-		    state_saves(&h, guid, state) && strcmp(state->vf.bdf, a->vf.bdf))
-			found = 1;
-		free(names[i]);
-	}
-	free(names);
-	return found;
-}
-
-static int refuse_held(const struct attach *a, uint64_t guid, const char *holder,
-		       struct cni_err *err)
-{
-	char text[GUID_STR_LEN + 1];
-
-	guid_format(guid, text);
-	cni_err_set(err, CNI_ERR_CONFIG, "%s %s is already held by VF %s: duplicate GUIDs break "
-		    "the fabric; give each pod its own", a->conf.ib.guid_key, text, holder);
-	return -EEXIST;
-}
-
-/* Duplicate GUIDs break the fabric: refused while another VF of the node
- * holds it, on any IPoIB PF, or will hold it again when its pod detaches.
- * One GETLINK per IPoIB PF (8 on a GPU node); sysfs is read only for VFs
- * whose PF never set a GUID; a state file per attached VF. */
-static int check_unique(struct attach *a, struct cni_err *err)
-{
-	struct dup_query q = { .a = a, .guid = a->conf.ib.guid, .holder = -1, .err = err };
-	char bdf[SYSFS_BDF_MAX], holder[SYSFS_BDF_MAX + IFNAMSIZ + NETCONF_NAME_MAX + 64];
-	struct attach *state;
-	int ret;
-
-	ret = sysfs_pf_walk(pf_holder, &q);
-	if (ret < 0 && !err->msg[0])
-		cni_err_set(err, CNI_ERR_IO, "cannot list the PCI devices under %s: %s",
-			    sysfs_root(), strerror(-ret));
-	if (ret < 0)
-		return ret;
-	if (ret > 0) {
-		if (sysfs_virtfn(q.pf.bdf, q.holder, bdf) < 0)
-			snprintf(bdf, sizeof(bdf), "?");
-		snprintf(holder, sizeof(holder), "%s (VF %d of PF %s)", bdf, q.holder, q.pf.ifname);
-		return refuse_held(a, q.guid, holder, err);
-	}
-	state = malloc(sizeof(*state));
-	if (!state) {
-		cni_err_set(err, CNI_ERR_IO, "out of memory");
-		return -ENOMEM;
-	}
-	ret = state_holder(a, q.guid, state);
-	if (ret > 0) {
-		snprintf(holder, sizeof(holder), "%s (attached as %s:%s, which %s)", state->vf.bdf,
-			 state->containerid, state->ifname,
-			 state->ib_guid ? "gets it back when detached" : "uses it");
-		ret = refuse_held(a, q.guid, holder, err);
-	}
-	free(state);
 	return ret;
 }
 
@@ -240,10 +65,10 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	char text[GUID_STR_LEN + 1];
 	int ret;
 
-	if (a->chained || !is_ib(a))
+	if (a->state.chained || !is_ib(a))
 		return 0;
-	a->ib = true;
-	snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+	a->state.ib = true;
+	snprintf(a->state.ib_driver, sizeof(a->state.ib_driver), "%s", a->vf.driver);
 	ret = check_keys(a, err);
 	if (ret == 0)
 		ret = ibconf_check_ready(&a->conf.ib, err);
@@ -251,8 +76,8 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 		ret = read_guids(a, err);
 	if (ret < 0)
 		return ret;
-	if (!a->conf.ib.has_guid && !guid_assigned(a->ib_node_guid)) {
-		guid_format(a->ib_node_guid, text);
+	if (!a->conf.ib.has_guid && !guid_assigned(a->state.ib_node_guid)) {
+		guid_format(a->state.ib_node_guid, text);
 		cni_err_set(err, CNI_ERR_CONFIG, "VF %s has no valid GUID (%s) and none was given: "
 			    IB_GUID_FIX, a->vf.bdf, text);
 		return -EINVAL;
@@ -260,16 +85,16 @@ int ib_prepare(struct attach *a, struct cni_err *err)
 	if (!a->conf.ib.has_guid)
 		return 0;
 	/* Two ADDs giving one GUID to two VFs (of one PF or two) at once would
-	 * both pass check_unique, each looking before the other sets it: the
+	 * both pass guidscan_check, each looking before the other sets it: the
 	 * VF locks do not meet. The GUID's own lock, node-wide, is held from
 	 * the check until ib_apply has set the GUID through the PF, which from
 	 * then on reports it for this VF to any later check; only ADDs giving
 	 * the same GUID wait for each other, and not for a rebind. */
 	ret = vf_find_pf(a, err);
 	if (ret == 0)
-		ret = attach_lock_guid(a, a->conf.ib.guid, ATTACH_LOCK_WAIT_MS, err);
+		ret = attach_lock_guid(a, a->conf.ib.guid, NODELOCK_WAIT_MS, err);
 	if (ret == 0)
-		ret = check_unique(a, err);
+		ret = guidscan_check(a->host_nl, &a->vf, a->conf.ib.guid, a->conf.ib.guid_key, err);
 	return ret;
 }
 
@@ -306,8 +131,8 @@ static int found_in_host(struct attach *a, bool with_rdma)
 		return 0;
 	if (a->vf.n_rdma != 1 || rdmanl_dev_by_name(a->host_ns, a->vf.rdma[0], &dev, &ignored) < 0)
 		return -EAGAIN;
-	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", dev.name);
-	a->rdma_index = dev.index;
+	snprintf(a->state.rdma_name, sizeof(a->state.rdma_name), "%s", dev.name);
+	a->state.rdma_index = dev.index;
 	return 0;
 }
 
@@ -344,13 +169,13 @@ static int set_guids(struct attach *a, uint64_t node, uint64_t port, struct cni_
  * ib-sriov-cni's node-wide lock is not needed. */
 static int rebind(struct attach *a, struct cni_err *err)
 {
-	int ret = pcidrv_unbind(a->ib_driver, a->vf.bdf);
+	int ret = pcidrv_unbind(a->state.ib_driver, a->vf.bdf);
 
 	if (ret == 0 || ret == -ENODEV)
-		ret = pcidrv_bind(a->ib_driver, a->vf.bdf);
+		ret = pcidrv_bind(a->state.ib_driver, a->vf.bdf);
 	if (ret < 0 && ret != -EBUSY) {
 		cni_err_set(err, CNI_ERR_DEVICE, "failed to rebind VF %s to %s: %s", a->vf.bdf,
-			    a->ib_driver, strerror(-ret));
+			    a->state.ib_driver, strerror(-ret));
 		return ret;
 	}
 	return refind(a, "its driver was rebound", err);
@@ -365,15 +190,15 @@ int ib_apply(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib || !a->conf.ib.has_guid)
+	if (!a->state.ib || !a->conf.ib.has_guid)
 		return 0;
-	a->ib_guid = a->conf.ib.guid;
+	a->state.ib_guid = a->conf.ib.guid;
 	ret = attach_save(a, err);
 	if (ret < 0) {
-		a->ib_guid = 0;		/* nothing written */
+		a->state.ib_guid = 0;		/* nothing written */
 		return ret;
 	}
-	ret = set_guids(a, a->ib_guid, a->ib_guid, err);
+	ret = set_guids(a, a->state.ib_guid, a->state.ib_guid, err);
 	/* the PF shows it now (or the ADD ends): another check may look */
 	attach_unlock_guid(a);
 	if (ret == 0)
@@ -404,13 +229,13 @@ struct name_try {
 static int take_host_name(struct attach *a, void *arg)
 {
 	struct name_try *t = arg;
-	int ret = link_set_name(a->host_nl, a->host_ifindex, a->host_ifname, t->taken);
+	int ret = link_set_name(a->host_nl, a->host_ifindex, a->state.host_ifname, t->taken);
 
 	if (ret != -EEXIST)
 		return ret;
 	if (!t->parked && link_set_name(a->host_nl, a->host_ifindex, IB_PARKED_NAME, t->taken) == 0) {
 		log_info("VF %s waits for its host name %s, another netdev's now", a->vf.bdf,
-			 a->host_ifname);
+			 a->state.host_ifname);
 		t->parked = true;
 	}
 	return -EAGAIN;
@@ -423,16 +248,16 @@ static int rename_host(struct attach *a, struct cni_err *err)
 	struct link_info link;
 	int ret;
 
-	if (!a->host_ifname[0] || !strcmp(a->vf.ifname, a->host_ifname))
+	if (!a->state.host_ifname[0] || !strcmp(a->vf.ifname, a->state.host_ifname))
 		return 0;
 	ret = retry(a, take_host_name, &t);
-	snprintf(link.name, sizeof(link.name), "%s", a->host_ifname);
+	snprintf(link.name, sizeof(link.name), "%s", a->state.host_ifname);
 	if (ret == -EAGAIN) {
 		ret = link_set_name(a->host_nl, a->host_ifindex, IB_KERNEL_NAME, &taken);
 		if (ret == 0 && link_get_by_index(a->host_nl, a->host_ifindex, &link) < 0)
 			snprintf(link.name, sizeof(link.name), "%s", IB_KERNEL_NAME);
 		log_warn("VF %s: its host name %s is another netdev's after %d ms: it is %s now",
-			 a->vf.bdf, a->host_ifname, IB_REFIND_MS, link.name);
+			 a->vf.bdf, a->state.host_ifname, IB_REFIND_MS, link.name);
 	}
 	if (ret < 0) {
 		*err = taken;
@@ -448,7 +273,7 @@ static bool holds_vf(const struct attach *a)
 {
 	struct record_holder h;
 
-	return attach_holder(a, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
+	return statefile_holder(a->lock_fd, &h) < 0 || !h.dir[0] || attach_is_holder(a, &h);
 }
 
 /* ADD read the VF's GUIDs before it saved the state and before it set one
@@ -460,18 +285,18 @@ int ib_restore(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib)
+	if (!a->state.ib)
 		return 0;
 	if (!holds_vf(a)) {
 		log_info("VF %s is held by another attachment: its GUID stays", a->vf.bdf);
 		return 0;
 	}
-	if (a->ib_guid) {
-		ret = set_guids(a, a->ib_node_guid, a->ib_port_guid, err);
+	if (a->state.ib_guid) {
+		ret = set_guids(a, a->state.ib_node_guid, a->state.ib_port_guid, err);
 		if (ret == 0)
 			ret = rebind(a, err);
 		if (ret == 0)
-			a->ib_guid = 0;
+			a->state.ib_guid = 0;
 	} else {
 		/* the netdev the move back made, renamed below */
 		ret = refind(a, "its RDMA device came back", err);
@@ -494,8 +319,8 @@ static int find_in_pod(struct attach *a, struct link_info *link)
 
 	if (link_get_by_parent(a->pod_nl, a->vf.bdf, link) == 0)
 		return 0;
-	if (rdmanl_dev_by_name(a->pod_ns, a->rdma_name, &dev, &ignored) == 0 && dev.ndev_index &&
-	    link_get_by_index(a->pod_nl, (int)dev.ndev_index, link) == 0)
+	if (rdmanl_dev_by_name(a->pod_ns, a->state.rdma_name, &dev, &ignored) == 0 &&
+	    dev.ndev_index && link_get_by_index(a->pod_nl, (int)dev.ndev_index, link) == 0)
 		return 0;
 	return -EAGAIN;
 }
@@ -512,9 +337,9 @@ static int ipoib_in_pod(struct attach *a, void *arg)
 	ret = find_in_pod(a, &link);
 	if (ret < 0)
 		return ret;
-	ret = attach_alias(a, alias);
-	if (ret == 0 && strcmp(link.name, a->ifname))
-		ret = link_set_name(a->pod_nl, link.ifindex, a->ifname, err);
+	ret = record_alias(&a->state, alias);
+	if (ret == 0 && strcmp(link.name, a->state.ifname))
+		ret = link_set_name(a->pod_nl, link.ifindex, a->state.ifname, err);
 	if (ret == 0)
 		ret = link_set_alias(a->pod_nl, link.ifindex, alias, err);
 	if (ret == 0)
@@ -526,13 +351,13 @@ int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (!a->ib || !a->has_rdma)
+	if (!a->state.ib || !a->state.has_rdma)
 		return 0;
 	ret = retry(a, ipoib_in_pod, err);
 	if (ret == -EAGAIN)
 		cni_err_set(err, CNI_ERR_DEVICE, "VF %s has no IPoIB netdev %d ms after its RDMA "
-			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS, a->rdma_name,
-			    a->netns);
+			    "device %s moved into netns %s", a->vf.bdf, IB_REFIND_MS,
+			    a->state.rdma_name, a->state.netns);
 	return ret;
 }
 
@@ -540,7 +365,7 @@ int ib_netdev_to_pod(struct attach *a, struct cni_err *err)
 int ib_netdev_to_host(struct attach *a, struct cni_err *err)
 {
 	(void)err;
-	if (a->ib && a->has_rdma)
+	if (a->state.ib && a->state.has_rdma)
 		a->pod_ifindex = 0;
 	return 0;
 }
@@ -553,11 +378,11 @@ void ib_locate(struct attach *a)
 	struct link_info link;
 
 	if (a->pod_ifindex && link_get_by_index(a->pod_nl, a->pod_ifindex, &link) == 0)
-		a->ib = link.type == ARPHRD_INFINIBAND;
+		a->state.ib = link.type == ARPHRD_INFINIBAND;
 	else
-		a->ib = is_ib(a);
-	if (a->ib) {
-		snprintf(a->ib_driver, sizeof(a->ib_driver), "%s", a->vf.driver);
+		a->state.ib = is_ib(a);
+	if (a->state.ib) {
+		snprintf(a->state.ib_driver, sizeof(a->state.ib_driver), "%s", a->vf.driver);
 		log_warn("VF %s: no state file: its GUID before ADD is unknown, it keeps the one "
 			 "it has", a->vf.bdf);
 	}

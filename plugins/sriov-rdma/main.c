@@ -1,7 +1,7 @@
 // SPDX-License-Identifier: Apache-2.0
 /* sriov-rdma: an SR-IOV VF and its RDMA device into a pod, and back. */
+#include "cmds.h"
 #include "plugin.h"
-#include "verbs.h"
 
 static const struct plugin_verb verbs[] = {
 	{ CNI_CMD_ADD, cmd_add },

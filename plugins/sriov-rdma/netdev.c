@@ -6,7 +6,7 @@
 
 #include "linkip.h"
 #include "log.h"
-#include "steps.h"
+#include "netdev.h"
 
 /* One move request; the message names the VF and where it was going, the
  * kernel's extack text stays in the details. */
@@ -29,13 +29,13 @@ static bool ours(const struct attach *a, const char *alias, char host_ifname[IFN
 {
 	char owner[NETCONF_NAME_MAX];
 
-	return attach_alias_parse(alias, host_ifname, owner, sizeof(owner)) == 0 &&
-	       strcmp(owner, a->containerid) == 0;
+	return record_alias_parse(alias, host_ifname, owner, sizeof(owner)) == 0 &&
+	       strcmp(owner, a->state.containerid) == 0;
 }
 
-/* ADD: the VF netdev as sysfs shows it in the host. A VF that still carries
- * an alias of ours came back from a dead pod: its host name is in the alias. */
-int netdev_find_host(struct attach *a, struct cni_err *err)
+/* The VF netdev as sysfs shows it in the host. A VF that still carries an
+ * alias of ours came back from a dead pod: its host name is in the alias. */
+static int find_host(struct attach *a, struct cni_err *err)
 {
 	char owner[NETCONF_NAME_MAX];
 	struct link_info link;
@@ -51,16 +51,58 @@ int netdev_find_host(struct attach *a, struct cni_err *err)
 			    strerror(-ret));
 		return ret;
 	}
-	if (attach_alias_parse(link.alias, a->host_ifname, owner, sizeof(owner)) == 0) {
-		a->host_alias[0] = '\0';
+	if (record_alias_parse(link.alias, a->state.host_ifname, owner, sizeof(owner)) == 0) {
+		a->state.host_alias[0] = '\0';
 	} else {
-		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", link.name);
-		snprintf(a->host_alias, sizeof(a->host_alias), "%s", link.alias);
+		snprintf(a->state.host_ifname, sizeof(a->state.host_ifname), "%s", link.name);
+		snprintf(a->state.host_alias, sizeof(a->state.host_alias), "%s", link.alias);
 	}
-	memcpy(a->host_mac, link.mac, sizeof(a->host_mac));
-	a->host_up = link.up;
+	memcpy(a->state.host_mac, link.mac, sizeof(a->state.host_mac));
+	a->state.host_up = link.up;
 	a->host_ifindex = link.ifindex;
 	return 0;
+}
+
+/* An earlier plugin in the chain (sriov-cni) already moved the netdev: we
+ * only move the RDMA device and pass its result on. */
+static int detect_chained(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->vf.ifname[0])
+		return 0;
+	if (a->conf.net.prev_result && link_get_by_name(a->pod_nl, a->state.ifname, &link) == 0) {
+		a->state.chained = true;
+		a->pod_ifindex = link.ifindex;
+		a->result = *a->conf.net.prev_result;
+		return 0;
+	}
+	cni_err_set(err, CNI_ERR_DEVICE_BUSY, "VF %s (driver %s) has no netdev in the host "
+		    "netns: another pod holds it, or its driver created none", a->vf.bdf,
+		    a->vf.driver);
+	return -EBUSY;
+}
+
+static int check_ifname_free(struct attach *a, struct cni_err *err)
+{
+	struct link_info link;
+
+	if (a->state.chained || link_get_by_name(a->pod_nl, a->state.ifname, &link) == -ENODEV)
+		return 0;
+	cni_err_set(err, CNI_ERR_ENV, "interface \"%s\" already exists in netns %s",
+		    a->state.ifname, a->state.netns);
+	return -EEXIST;
+}
+
+int netdev_prepare(struct attach *a, struct cni_err *err)
+{
+	int ret = detect_chained(a, err);
+
+	if (ret == 0 && !a->state.chained)
+		ret = find_host(a, err);
+	if (ret == 0)
+		ret = check_ifname_free(a, err);
+	return ret;
 }
 
 /* DEL: the link CNI_IFNAME in the pod (its ifindex in *link_ifindex, 0 when
@@ -72,14 +114,14 @@ int netdev_find_pod(struct attach *a, int *link_ifindex)
 	struct link_info link;
 
 	*link_ifindex = 0;
-	if (!a->pod_nl || link_get_by_name(a->pod_nl, a->ifname, &link) < 0)
+	if (!a->pod_nl || link_get_by_name(a->pod_nl, a->state.ifname, &link) < 0)
 		return -ENOENT;
 	*link_ifindex = link.ifindex;
 	if (!ours(a, link.alias, host_ifname))
 		return -ENOENT;
 	a->pod_ifindex = link.ifindex;
-	if (!a->host_ifname[0])
-		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", host_ifname);
+	if (!a->state.host_ifname[0])
+		snprintf(a->state.host_ifname, sizeof(a->state.host_ifname), "%s", host_ifname);
 	return 0;
 }
 
@@ -87,12 +129,12 @@ int netdev_find_pod(struct attach *a, int *link_ifindex)
  * (ib_netdev_to_pod), and comes back with it. */
 static bool moves_with_rdma(const struct attach *a)
 {
-	return a->ib && a->has_rdma;
+	return a->state.ib && a->state.has_rdma;
 }
 
 int netdev_to_pod(struct attach *a, struct cni_err *err)
 {
-	if (a->chained || moves_with_rdma(a))
+	if (a->state.chained || moves_with_rdma(a))
 		return 0;
 	return netdev_move_to_pod(a, err);
 }
@@ -104,12 +146,13 @@ int netdev_move_to_pod(struct attach *a, struct cni_err *err)
 	int ret;
 
 	snprintf(what, sizeof(what), "failed to move VF %s (%s) into netns %s as %s", a->vf.bdf,
-		 a->vf.ifname, a->netns, a->ifname);
-	ret = attach_alias(a, alias);
+		 a->vf.ifname, a->state.netns, a->state.ifname);
+	ret = record_alias(&a->state, alias);
 	if (ret == 0)
-		ret = move_link(a->host_nl, a->pod_nl, a->host_ifindex, a->ifname, alias, what, err);
+		ret = move_link(a->host_nl, a->pod_nl, a->host_ifindex, a->state.ifname, alias,
+				what, err);
 	if (ret == 0)
-		ret = link_get_by_name(a->pod_nl, a->ifname, &link);
+		ret = link_get_by_name(a->pod_nl, a->state.ifname, &link);
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_NETLINK, "%s: %s", what, strerror(-ret));
 		return ret;
@@ -125,10 +168,11 @@ static int restore_host_link(struct attach *a, struct cni_err *err)
 	struct link_info link;
 	int ret;
 
-	ret = link_get_by_name(a->host_nl, a->host_ifname, &link);
-	if (ret == 0 && memcmp(a->host_mac, unknown_mac, 6) && memcmp(a->host_mac, link.mac, 6))
-		ret = link_set_mac(a->host_nl, link.ifindex, a->host_mac, err);
-	if (ret == 0 && a->host_up)
+	ret = link_get_by_name(a->host_nl, a->state.host_ifname, &link);
+	if (ret == 0 && memcmp(a->state.host_mac, unknown_mac, 6) &&
+	    memcmp(a->state.host_mac, link.mac, 6))
+		ret = link_set_mac(a->host_nl, link.ifindex, a->state.host_mac, err);
+	if (ret == 0 && a->state.host_up)
 		ret = link_set_up(a->host_nl, link.ifindex, true, err);
 	return ret;
 }
@@ -140,9 +184,9 @@ static int move_back(struct attach *a, struct cni_err *err)
 	char what[PATH_MAX + 128];
 
 	snprintf(what, sizeof(what), "failed to return VF %s from netns %s to the host as %s",
-		 a->vf.bdf, a->netns, a->host_ifname);
-	return move_link(a->pod_nl, a->host_nl, a->pod_ifindex, a->host_ifname, a->host_alias,
-			 what, err);
+		 a->vf.bdf, a->state.netns, a->state.host_ifname);
+	return move_link(a->pod_nl, a->host_nl, a->pod_ifindex, a->state.host_ifname,
+			 a->state.host_alias, what, err);
 }
 
 /* A VF the kernel returned from a dead pod keeps its pod name and our alias. */
@@ -153,13 +197,13 @@ static int rename_returned(struct attach *a, const struct link_info *link, struc
 
 	if (!ours(a, link->alias, host_ifname))
 		return -ENOENT;
-	if (!a->host_ifname[0])
-		snprintf(a->host_ifname, sizeof(a->host_ifname), "%s", host_ifname);
+	if (!a->state.host_ifname[0])
+		snprintf(a->state.host_ifname, sizeof(a->state.host_ifname), "%s", host_ifname);
 	ret = link_set_up(a->host_nl, link->ifindex, false, err);
-	if (ret == 0 && strcmp(link->name, a->host_ifname))
-		ret = link_set_name(a->host_nl, link->ifindex, a->host_ifname, err);
+	if (ret == 0 && strcmp(link->name, a->state.host_ifname))
+		ret = link_set_name(a->host_nl, link->ifindex, a->state.host_ifname, err);
 	if (ret == 0)
-		ret = link_set_alias(a->host_nl, link->ifindex, a->host_alias, err);
+		ret = link_set_alias(a->host_nl, link->ifindex, a->state.host_alias, err);
 	return ret;
 }
 
@@ -169,8 +213,8 @@ static int rename_returned(struct attach *a, const struct link_info *link, struc
  * (A VF another pod holds is in that pod's netns, out of sight here.) */
 static bool left_home(const struct attach *a, const struct link_info *link)
 {
-	return a->from_state && !strcmp(link->name, a->host_ifname) &&
-	       !strcmp(link->alias, a->host_alias);
+	return a->from_state && !strcmp(link->name, a->state.host_ifname) &&
+	       !strcmp(link->alias, a->state.host_alias);
 }
 
 /* The VF netdev already in the host: 0 when it is ours, renamed back if it
@@ -192,7 +236,7 @@ int netdev_to_host(struct attach *a, struct cni_err *err)
 {
 	int ret;
 
-	if (a->chained || moves_with_rdma(a))
+	if (a->state.chained || moves_with_rdma(a))
 		return 0;
 	if (a->pod_ifindex && a->pod_nl)
 		ret = move_back(a, err);
@@ -205,11 +249,11 @@ int netdev_to_host(struct attach *a, struct cni_err *err)
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
 		cni_err_wrap(err, "failed to return VF %s to the host as %s", a->vf.bdf,
-			     a->host_ifname);
+			     a->state.host_ifname);
 		return ret;
 	}
 	a->pod_ifindex = 0;
-	log_info("VF %s is back in the host as %s", a->vf.bdf, a->host_ifname);
+	log_info("VF %s is back in the host as %s", a->vf.bdf, a->state.host_ifname);
 	return 0;
 }
 
@@ -248,13 +292,13 @@ static int describe(struct attach *a, struct cni_err *err)
 
 	ret = link_get_by_index(a->pod_nl, a->pod_ifindex, &link);
 	if (ret < 0) {
-		cni_err_set(err, CNI_ERR_NETLINK, "link %s in netns %s: %s", a->ifname, a->netns,
-			    strerror(-ret));
+		cni_err_set(err, CNI_ERR_NETLINK, "link %s in netns %s: %s", a->state.ifname,
+			    a->state.netns, strerror(-ret));
 		return ret;
 	}
 	link_addr_format(&link, mac);
 	a->result.n_ifaces = 0;
-	idx = result_add_iface(&a->result, a->ifname, mac, a->netns);
+	idx = result_add_iface(&a->result, a->state.ifname, mac, a->state.netns);
 	if (idx < 0) {
 		cni_err_set(err, CNI_ERR_IPAM, "ipam result has too many interfaces");
 		return idx;
@@ -272,7 +316,7 @@ int netdev_configure(struct attach *a, struct cni_err *err)
 {
 	int ret = 0;
 
-	if (a->chained)
+	if (a->state.chained)
 		return 0;
 	if (a->conf.has_mac)
 		ret = link_set_mac(a->pod_nl, a->pod_ifindex, a->conf.mac, err);
@@ -286,7 +330,8 @@ int netdev_configure(struct attach *a, struct cni_err *err)
 		ret = describe(a, err);
 	if (ret < 0) {
 		cni_err_set(err, CNI_ERR_NETLINK, "%s", strerror(-ret));
-		cni_err_wrap(err, "failed to configure %s in netns %s", a->ifname, a->netns);
+		cni_err_wrap(err, "failed to configure %s in netns %s", a->state.ifname,
+			     a->state.netns);
 	}
 	return ret;
 }

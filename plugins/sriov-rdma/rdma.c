@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "log.h"
-#include "steps.h"
+#include "rdma.h"
 
 /* Shared mode shows every RDMA device in every netns and moves none. A
  * network that asked for isolation ("rdma": true, rdmaIsolation: true) is
@@ -24,18 +24,18 @@ static int check_mode(struct attach *a, bool *moves, struct cni_err *err)
 	if (!a->conf.rdma_key) {
 		log_warn("RDMA subsystem is in shared netns mode: RDMA device %s of VF %s stays "
 			 "in the host netns, visible from every netns; to give the pod its own, "
-			 RDMA_MODE_FIX " and set \"rdma\": true", a->rdma_name, a->vf.bdf);
+			 RDMA_MODE_FIX " and set \"rdma\": true", a->state.rdma_name, a->vf.bdf);
 		return 0;
 	}
 	cni_err_set(err, CNI_ERR_RDMA_MODE, "RDMA subsystem is in shared netns mode, so VF %s's "
 		    "RDMA device %s cannot move into the pod as \"%s\": true asks: "
-		    RDMA_MODE_FIX, a->vf.bdf, a->rdma_name, a->conf.rdma_key);
+		    RDMA_MODE_FIX, a->vf.bdf, a->state.rdma_name, a->conf.rdma_key);
 	return -EOPNOTSUPP;
 }
 
 /* ADD: exactly one RDMA device on the VF, visible in the host; it moves in
  * exclusive mode (rdma_name is set either way: the device-info file names it). */
-int rdma_resolve(struct attach *a, struct cni_err *err)
+int rdma_prepare(struct attach *a, struct cni_err *err)
 {
 	struct rdmanl_dev dev;
 	bool moves;
@@ -50,18 +50,18 @@ int rdma_resolve(struct attach *a, struct cni_err *err)
 			    a->vf.driver, a->vf.n_rdma);
 		return -ENODEV;
 	}
-	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", a->vf.rdma[0]);
+	snprintf(a->state.rdma_name, sizeof(a->state.rdma_name), "%s", a->vf.rdma[0]);
 	ret = check_mode(a, &moves, err);
 	if (ret < 0 || !moves)
 		return ret;
-	ret = rdmanl_dev_by_name(a->host_ns, a->rdma_name, &dev, err);
+	ret = rdmanl_dev_by_name(a->host_ns, a->state.rdma_name, &dev, err);
 	if (ret == -ENODEV)
 		cni_err_set(err, CNI_ERR_NO_RDMA, "RDMA device %s of VF %s is not visible in the "
-			    "host netns", a->rdma_name, a->vf.bdf);
+			    "host netns", a->state.rdma_name, a->vf.bdf);
 	if (ret < 0)
 		return ret;
-	a->rdma_index = dev.index;
-	a->has_rdma = true;
+	a->state.rdma_index = dev.index;
+	a->state.has_rdma = true;
 	return 0;
 }
 
@@ -77,9 +77,9 @@ int rdma_find_pod(struct attach *a, int link_ifindex)
 	if (a->pod_ns < 0 || !link_ifindex ||
 	    rdmanl_dev_by_netdev(a->pod_ns, link_ifindex, &dev, &ignored) < 0)
 		return -ENOENT;
-	snprintf(a->rdma_name, sizeof(a->rdma_name), "%s", dev.name);
-	a->rdma_index = dev.index;
-	a->has_rdma = rdmanl_dev_by_name(a->host_ns, dev.name, &in_host, &ignored) < 0;
+	snprintf(a->state.rdma_name, sizeof(a->state.rdma_name), "%s", dev.name);
+	a->state.rdma_index = dev.index;
+	a->state.has_rdma = rdmanl_dev_by_name(a->host_ns, dev.name, &in_host, &ignored) < 0;
 	return 0;
 }
 
@@ -97,12 +97,12 @@ static const char *move_error(int ret, const struct cni_err *why)
 static int move(struct attach *a, int from, int to, const char *where, struct cni_err *err)
 {
 	struct cni_err why = { 0 };
-	int ret = rdmanl_dev_move(from, a->rdma_index, to, &why);
+	int ret = rdmanl_dev_move(from, a->state.rdma_index, to, &why);
 
 	if (ret == 0)
 		return 0;
 	cni_err_set(err, CNI_ERR_RDMA_NETLINK, "failed to move RDMA device %s of VF %s %s: %s",
-		    a->rdma_name, a->vf.bdf, where, move_error(ret, &why));
+		    a->state.rdma_name, a->vf.bdf, where, move_error(ret, &why));
 	if (why.details[0])
 		cni_err_details(err, "%s", why.details);
 	return ret;
@@ -110,7 +110,7 @@ static int move(struct attach *a, int from, int to, const char *where, struct cn
 
 int rdma_to_pod(struct attach *a, struct cni_err *err)
 {
-	if (!a->has_rdma)
+	if (!a->state.has_rdma)
 		return 0;
 	return move(a, a->host_ns, a->pod_ns, "into the pod netns", err);
 }
@@ -122,16 +122,16 @@ int rdma_to_host(struct attach *a, struct cni_err *err)
 	struct rdmanl_dev dev;
 	int ret;
 
-	if (!a->has_rdma || a->pod_ns < 0)
+	if (!a->state.has_rdma || a->pod_ns < 0)
 		return 0;
-	ret = rdmanl_dev_by_name(a->pod_ns, a->rdma_name, &dev, err);
+	ret = rdmanl_dev_by_name(a->pod_ns, a->state.rdma_name, &dev, err);
 	if (ret == -ENODEV)
 		return 0;
 	if (ret == 0) {
-		a->rdma_index = dev.index;
+		a->state.rdma_index = dev.index;
 		ret = move(a, a->pod_ns, a->host_ns, "back to the host netns", err);
 	}
 	if (ret == 0)
-		log_info("RDMA device %s is back in the host", a->rdma_name);
+		log_info("RDMA device %s is back in the host", a->state.rdma_name);
 	return ret;
 }

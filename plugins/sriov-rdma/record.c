@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* An attachment's on-disk records without I/O: its state file and its VF lock file's holder line. */
+/* What an attachment leaves for later readers, without I/O: its state file, its VF lock file's holder line, the alias on its VF. */
 #include <errno.h>
 #include <limits.h>
 #include <stddef.h>
@@ -8,7 +8,8 @@
 #include <string.h>
 #include <cjson/cJSON.h>
 
-#include "attach.h"
+#include "conf.h"
+#include "env.h"
 #include "guid.h"
 #include "record.h"
 
@@ -57,20 +58,21 @@ static const struct field {
 	size_t off;
 	size_t size;
 } fields[] = {
-#define F(key, kind, check, member) { key, kind, check, false, offsetof(struct attach, member), \
-				      sizeof(((struct attach *)0)->member) }
-	{ "network", K_STR, C_ID, true, offsetof(struct attach, network),
-	  sizeof(((struct attach *)0)->network) },
+#define F(key, kind, check, member) { key, kind, check, false, \
+				      offsetof(struct record_state, member), \
+				      sizeof(((struct record_state *)0)->member) }
+	{ "network", K_STR, C_ID, true, offsetof(struct record_state, network),
+	  sizeof(((struct record_state *)0)->network) },
 	F("containerID", K_STR, C_ID, containerid),
 	F("ifname", K_STR, C_IFNAME, ifname),
 	F("netns", K_STR, C_PATH_OR_NONE, netns),
-	F("deviceID", K_STR, C_DEVICE, vf.bdf),
+	F("deviceID", K_STR, C_DEVICE, device_id),
 	F("hostIfname", K_STR, C_IFNAME_OR_NONE, host_ifname),
 	F("hostAlias", K_STR, C_ANY, host_alias),
 	F("hostMac", K_MAC, C_ANY, host_mac),
 	F("hostUp", K_BOOL, C_ANY, host_up),
 	F("chained", K_BOOL, C_ANY, chained),
-	F("vfIndex", K_INT, C_NATURAL, vf.vf_index),
+	F("vfIndex", K_INT, C_NATURAL, vf_index),
 	F("vfChanged", K_U32, C_ANY, vf_changed),
 	F("vfMac", K_MAC, C_ANY, vf_orig.mac),
 	F("vfVlan", K_INT, C_ANY, vf_orig.vlan),
@@ -84,8 +86,9 @@ static const struct field {
 	F("hasRdma", K_BOOL, C_ANY, has_rdma),
 	F("rdmaName", K_STR, C_ANY, rdma_name),
 	F("rdmaIndex", K_U32, C_ANY, rdma_index),
-#define FO(key, kind, check, member) { key, kind, check, true, offsetof(struct attach, member), \
-				       sizeof(((struct attach *)0)->member) }
+#define FO(key, kind, check, member) { key, kind, check, true, \
+				       offsetof(struct record_state, member), \
+				       sizeof(((struct record_state *)0)->member) }
 	FO("ib", K_BOOL, C_ANY, ib),
 	FO("ibNodeGuid", K_GUID, C_ANY, ib_node_guid),
 	FO("ibPortGuid", K_GUID, C_ANY, ib_port_guid),
@@ -136,13 +139,13 @@ static bool unset(const struct field *f, const char *p)
 	}
 }
 
-char *record_state_encode(const struct attach *a)
+char *record_state_encode(const struct record_state *s)
 {
 	cJSON *root = cJSON_CreateObject();
 	char *text = NULL;
 
 	for (size_t i = 0; root && i < sizeof(fields) / sizeof(fields[0]); i++) {
-		const char *p = (const char *)a + fields[i].off;
+		const char *p = (const char *)s + fields[i].off;
 		cJSON *v;
 
 		if (fields[i].optional && unset(&fields[i], p))
@@ -231,9 +234,9 @@ static int field_from_json(const struct field *f, const cJSON *v, char *p)
 	return -EBADMSG;
 }
 
-int record_state_decode(const char *text, size_t len, struct attach *a)
+int record_state_decode(const char *text, size_t len, struct record_state *s)
 {
-	struct attach *scratch = NULL;
+	struct record_state scratch;
 	cJSON *root = NULL;
 	int ret = -EBADMSG;
 
@@ -243,30 +246,24 @@ int record_state_decode(const char *text, size_t len, struct attach *a)
 	if (!cJSON_IsObject(root))
 		goto out;
 	/* Fields land in a scratch copy so a bad file changes nothing. */
-	scratch = malloc(sizeof(*scratch));
-	if (!scratch) {
-		ret = -ENOMEM;
-		goto out;
-	}
-	memcpy(scratch, a, sizeof(*a));
+	scratch = *s;
 	/* optional fields an absent key leaves unset */
-	scratch->network[0] = '\0';
-	scratch->ib = false;
-	scratch->ib_node_guid = scratch->ib_port_guid = scratch->ib_guid = 0;
-	scratch->ib_driver[0] = '\0';
+	scratch.network[0] = '\0';
+	scratch.ib = false;
+	scratch.ib_node_guid = scratch.ib_port_guid = scratch.ib_guid = 0;
+	scratch.ib_driver[0] = '\0';
 	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(fields) / sizeof(fields[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, fields[i].key);
 
 		if (v)
-			ret = field_from_json(&fields[i], v, (char *)scratch + fields[i].off);
+			ret = field_from_json(&fields[i], v, (char *)&scratch + fields[i].off);
 		else if (!fields[i].optional)
 			ret = -EBADMSG;
 	}
 	if (ret == 0)
-		memcpy(a, scratch, sizeof(*a));
+		*s = scratch;
 out:
-	free(scratch);
 	cJSON_Delete(root);
 	return ret;
 }
@@ -326,5 +323,37 @@ int record_holder_parse(const char *text, size_t len, struct record_holder *h)
 	}
 	memcpy(h->dir, text, dir_len);
 	h->dir[dir_len] = '\0';
+	return 0;
+}
+
+bool record_holder_is(const struct record_holder *h, const char *dir, const char *containerid,
+		      const char *ifname)
+{
+	return !strcmp(h->dir, dir) && !strcmp(h->containerid, containerid) &&
+	       !strcmp(h->ifname, ifname);
+}
+
+int record_alias(const struct record_state *s, char out[LINK_ALIAS_MAX])
+{
+	int len = snprintf(out, LINK_ALIAS_MAX, RECORD_ALIAS_PREFIX "%s:%s", s->host_ifname,
+			   s->containerid);
+
+	return len < LINK_ALIAS_MAX ? 0 : -ENAMETOOLONG;
+}
+
+int record_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
+		       size_t size)
+{
+	const char *name = alias + strlen(RECORD_ALIAS_PREFIX);
+	const char *colon;
+
+	if (strncmp(alias, RECORD_ALIAS_PREFIX, strlen(RECORD_ALIAS_PREFIX)) != 0)
+		return -EINVAL;
+	colon = strchr(name, ':');
+	if (!colon || colon == name || colon - name >= IFNAMSIZ || !env_valid_id(colon + 1) ||
+	    strlen(colon + 1) >= size)
+		return -EINVAL;
+	snprintf(host_ifname, IFNAMSIZ, "%.*s", (int)(colon - name), name);
+	snprintf(containerid, size, "%s", colon + 1);
 	return 0;
 }

@@ -1,13 +1,48 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* An attachment's on-disk records without I/O: its state file and its VF lock file's holder line. */
+/* What an attachment leaves for later readers, without I/O: its state file, its VF lock file's holder line, the alias on its VF. */
 #pragma once
 
 #include <limits.h>
+#include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include <net/if.h>
+#include "link.h"
+#include "linkvf.h"
 #include "netconf.h"
+#include "rdmanl.h"
+#include "sysfs.h"
 
-struct attach;
+/* Exactly what the state file holds: the attachment, the host-side facts
+ * DEL restores, the network GC is scoped to and an InfiniBand VF's GUIDs.
+ * Saved before ADD's first change, read back by DEL, GC and the doctor. */
+struct record_state {
+	char network[NETCONF_NAME_MAX];	/* the config's name; "" in an earlier version's file */
+	char containerid[NETCONF_NAME_MAX];
+	char ifname[IFNAMSIZ];
+	char netns[PATH_MAX];		/* "" when unknown (DEL may have none) */
+	char device_id[SYSFS_BDF_MAX];	/* the VF: PCI address, or auxiliary id of an SF */
+	int vf_index;			/* N of its PF's virtfnN */
+
+	/* The VF as it was on the host: recorded by ADD, restored by DEL. */
+	char host_ifname[IFNAMSIZ];
+	char host_alias[LINK_ALIAS_MAX];
+	uint8_t host_mac[6];
+	bool host_up;
+	bool chained;			/* an earlier plugin moved the netdev */
+	struct vf_config vf_orig;	/* VF settings before ADD (not its GUIDs: ib_*) ... */
+	unsigned int vf_changed;	/* ... of the fields ADD changed */
+	bool has_rdma;			/* the RDMA device moves with the netdev */
+	char rdma_name[RDMANL_NAME_MAX];
+	uint32_t rdma_index;
+
+	/* InfiniBand (ib.c): the GUIDs the VF used before ADD, the one ADD set
+	 * (node and port; 0 none), the driver it is rebound to. */
+	bool ib;
+	uint64_t ib_node_guid, ib_port_guid;
+	uint64_t ib_guid;
+	char ib_driver[SYSFS_NAME_MAX];
+};
 
 /* A state file is a few hundred bytes: past this it is damage, not a record. */
 #define RECORD_STATE_MAX 16384
@@ -18,13 +53,13 @@ void record_state_name(const char *containerid, const char *ifname, char *out, s
 int record_state_split(const char *name, char *containerid, size_t size, char ifname[IFNAMSIZ]);
 
 /* The state file's text (malloc'd; NULL when out of memory). */
-char *record_state_encode(const struct attach *a);
-/* Takes a state file's text (len bytes, NUL-terminated) into *a when it is
+char *record_state_encode(const struct record_state *s);
+/* Takes a state file's text (len bytes, NUL-terminated) into *s when it is
  * one record_state_encode writes, or one an earlier version wrote (no
- * "network": a->network ""): every field there with its type, numbers
+ * "network": s->network ""): every field there with its type, numbers
  * integral and within their type, identities valid. Keys it does not know
- * are left alone (a later version's). -EBADMSG otherwise, *a untouched. */
-int record_state_decode(const char *text, size_t len, struct attach *a);
+ * are left alone (a later version's). -EBADMSG otherwise, *s untouched. */
+int record_state_decode(const char *text, size_t len, struct record_state *s);
 
 /* The lock file of a VF names the state file of the attachment that holds
  * it: "<dataDir>/<containerID>:<ifname>.json", no newline. */
@@ -44,3 +79,17 @@ int record_holder_format(const char *dir, const char *containerid, const char *i
 /* An empty text is no holder; anything record_holder_format cannot have
  * written is -EBADMSG. */
 int record_holder_parse(const char *text, size_t len, struct record_holder *h);
+/* Whether h names the state file of (dir, containerid, ifname). */
+bool record_holder_is(const struct record_holder *h, const char *dir, const char *containerid,
+		      const char *ifname);
+
+/* IFLA_IFALIAS on the VF while it is in a pod: "sriov-rdma:<host-ifname>:<containerID>".
+ * It survives the pod netns (the kernel returns the VF with it), so DEL can
+ * restore the name without any file and tell whose VF it is. */
+#define RECORD_ALIAS_PREFIX "sriov-rdma:"
+
+/* The alias ADD puts on the VF of s (-ENAMETOOLONG for a containerID too
+ * long to fit IFALIASZ), and its parse (-EINVAL when not ours). */
+int record_alias(const struct record_state *s, char out[LINK_ALIAS_MAX]);
+int record_alias_parse(const char *alias, char host_ifname[IFNAMSIZ], char *containerid,
+		       size_t size);

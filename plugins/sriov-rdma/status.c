@@ -2,10 +2,10 @@
 /* STATUS: ready when the RDMA devices can be given as the network asks and IPAM is ready. */
 #include <errno.h>
 
+#include "cmds.h"
 #include "ipamexec.h"
+#include "rdma.h"
 #include "rdmanl.h"
-#include "steps.h"
-#include "verbs.h"
 
 /* Shared mode leaves each RDMA device in the host, which is what a network
  * without "rdma" gets there (rdma.c); one with "rdma": true needs exclusive. */

@@ -4,7 +4,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "steps.h"
+#include "vf.h"
 
 /* Drivers that give the VF to user space: no kernel netdev, so no RDMA device. */
 static const char *const userspace_drivers[] = {
@@ -139,12 +139,12 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 	char names[128];
 	int ret;
 
-	if (!mask || a->chained || (mask == VF_MAC && !has_pf(a)))
+	if (!mask || a->state.chained || (mask == VF_MAC && !has_pf(a)))
 		return 0;
 	ret = vf_find_pf(a, err);
 	if (ret < 0)
 		return ret;
-	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig);
+	ret = link_vf_get(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->state.vf_orig);
 	if ((ret == -ENOENT || ret == -EMSGSIZE) && mask == VF_MAC)
 		return 0;
 	if (ret < 0) {
@@ -152,7 +152,7 @@ int vf_prepare(struct attach *a, struct cni_err *err)
 		return ret;
 	}
 	a->vf_set = true;
-	a->vf_changed = mask & restorable(&a->vf_orig);
+	a->state.vf_changed = mask & restorable(&a->state.vf_orig);
 	return 0;
 }
 
@@ -171,7 +171,7 @@ int vf_apply(struct attach *a, struct cni_err *err)
 	ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->conf.vf,
 			       a->conf.vf_mask, &set, err);
 	if (ret < 0)
-		a->vf_changed &= set;
+		a->state.vf_changed &= set;
 	return ret;
 }
 
@@ -182,12 +182,12 @@ int vf_restore(struct attach *a, struct cni_err *err)
 	unsigned int restored = 0;
 	int ret;
 
-	if (!a->vf_changed)
+	if (!a->state.vf_changed)
 		return 0;
 	ret = vf_find_pf(a, err);
 	if (ret == 0)
-		ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->vf_orig,
-				       a->vf_changed, &restored, err);
-	a->vf_changed &= ~restored;
+		ret = link_vf_set_some(a->host_nl, a->pf_ifindex, a->vf.vf_index, &a->state.vf_orig,
+				       a->state.vf_changed, &restored, err);
+	a->state.vf_changed &= ~restored;
 	return ret;
 }

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "fuzz.h"
-#include "attach.h"
+#include "env.h"
 #include "record.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -12,13 +12,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 /* A state taken is written back as a record that reads back the same. */
 static void state(const char *text, size_t size)
 {
-	struct attach *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
+	struct record_state *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
 	char *out = NULL, *again = NULL;
 
 	if (!a || !b || record_state_decode(text, size, a) != 0)
 		goto out;
 	if (!env_valid_id(a->containerid) || !env_valid_ifname(a->ifname) ||
-	    (a->network[0] && !env_valid_id(a->network)) || a->vf.vf_index < 0)
+	    (a->network[0] && !env_valid_id(a->network)) || a->vf_index < 0)
 		abort();
 	out = record_state_encode(a);
 	if (!out)

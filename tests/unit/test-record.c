@@ -1,10 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Unit tests for record.c: state files and lock holder lines read back strictly, an earlier version's state taken. */
+/* Unit tests for record.c: state files and lock holder lines read back strictly, an earlier version's state taken, the VF alias. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "attach.h"
 #include "record.h"
 #include "unit.h"
 
@@ -79,29 +78,29 @@ START_TEST(test_state)
 {
 	const struct state_case *c = &state_cases[_i];
 	char *text = unit_dq(c->text);
-	struct attach *a = calloc(1, sizeof(*a));
+	struct record_state *s = calloc(1, sizeof(*s));
 	int ret;
 
-	ck_assert_ptr_nonnull(a);
-	snprintf(a->network, sizeof(a->network), "untouched");
-	ret = record_state_decode(text, strlen(text), a);
+	ck_assert_ptr_nonnull(s);
+	snprintf(s->network, sizeof(s->network), "untouched");
+	ret = record_state_decode(text, strlen(text), s);
 	ck_assert_msg(ret == c->ret, "%s: got %d, want %d", c->name, ret, c->ret);
 	if (ret == 0) {
-		ck_assert_str_eq(a->network, c->network);
-		ck_assert_str_eq(a->containerid, "c1");
-		ck_assert_str_eq(a->vf.bdf, "0000:3b:00.2");
-		ck_assert_uint_eq(a->rdma_index, 2);
-		ck_assert_int_eq(a->vf_orig.vlan_proto, 33024);
-		ck_assert_uint_eq(a->ib_node_guid, strstr(c->text, "ibNodeGuid") ?
+		ck_assert_str_eq(s->network, c->network);
+		ck_assert_str_eq(s->containerid, "c1");
+		ck_assert_str_eq(s->device_id, "0000:3b:00.2");
+		ck_assert_uint_eq(s->rdma_index, 2);
+		ck_assert_int_eq(s->vf_orig.vlan_proto, 33024);
+		ck_assert_uint_eq(s->ib_node_guid, strstr(c->text, "ibNodeGuid") ?
 				  0x0002c90300216e00ULL : 0);
-		ck_assert_uint_eq(a->ib_port_guid, strstr(c->text, "ibPortGuid") ?
+		ck_assert_uint_eq(s->ib_port_guid, strstr(c->text, "ibPortGuid") ?
 				  0x0002c90300216e71ULL : 0);
-		ck_assert_uint_eq(a->ib_guid, strstr(c->text, "ibGuid") ? 0x0200000000000001ULL : 0);
-		ck_assert_int_eq(a->ib, strstr(c->text, "'ib'") != NULL);
+		ck_assert_uint_eq(s->ib_guid, strstr(c->text, "ibGuid") ? 0x0200000000000001ULL : 0);
+		ck_assert_int_eq(s->ib, strstr(c->text, "'ib'") != NULL);
 	} else {
-		ck_assert_str_eq(a->network, "untouched");
+		ck_assert_str_eq(s->network, "untouched");
 	}
-	free(a);
+	free(s);
 	free(text);
 }
 END_TEST
@@ -111,13 +110,13 @@ START_TEST(test_state_round_trip)
 {
 	const char *texts[] = { STATE, state_cases[1].text, STATE_IB, STATE_IB_ZERO };
 	char *text = unit_dq(texts[_i]), *out;
-	struct attach *a = calloc(1, sizeof(*a));
+	struct record_state *s = calloc(1, sizeof(*s));
 
-	ck_assert_int_eq(record_state_decode(text, strlen(text), a), 0);
-	out = record_state_encode(a);
+	ck_assert_int_eq(record_state_decode(text, strlen(text), s), 0);
+	out = record_state_encode(s);
 	ck_assert_str_eq(out, text);
 	free(out);
-	free(a);
+	free(s);
 	free(text);
 }
 END_TEST
@@ -125,10 +124,10 @@ END_TEST
 START_TEST(state_embedded_nul)
 {
 	char *text = unit_dq(STATE);
-	struct attach *a = calloc(1, sizeof(*a));
+	struct record_state *s = calloc(1, sizeof(*s));
 
-	ck_assert_int_eq(record_state_decode(text, strlen(text) + 1, a), -EBADMSG);
-	free(a);
+	ck_assert_int_eq(record_state_decode(text, strlen(text) + 1, s), -EBADMSG);
+	free(s);
 	free(text);
 }
 END_TEST
@@ -194,6 +193,66 @@ START_TEST(holder_nul_and_length)
 }
 END_TEST
 
+START_TEST(holder_is)
+{
+	struct record_holder h;
+
+	ck_assert_int_eq(record_holder_parse("/s/c1:net1.json", 15, &h), 0);
+	ck_assert(record_holder_is(&h, "/s", "c1", "net1"));
+	ck_assert(!record_holder_is(&h, "/t", "c1", "net1"));
+	ck_assert(!record_holder_is(&h, "/s", "c2", "net1"));
+	ck_assert(!record_holder_is(&h, "/s", "c1", "net2"));
+}
+END_TEST
+
+struct alias_case {
+	const char *alias;
+	int ret;
+	const char *host_ifname, *containerid;
+};
+
+static const struct alias_case alias_cases[] = {
+	{ "sriov-rdma:ens8f0v2:c1", 0, "ens8f0v2", "c1" },
+	{ "sriov-rdma:ib0:ab-c.d_e", 0, "ib0", "ab-c.d_e" },
+	{ "sriov-rdma:ens8f0v2:", -EINVAL, NULL, NULL },		/* no containerID */
+	{ "sriov-rdma::c1", -EINVAL, NULL, NULL },			/* no host name */
+	{ "sriov-rdma:abcdefghijklmnop:c1", -EINVAL, NULL, NULL },	/* past IFNAMSIZ */
+	{ "sriov-rdma:ens8f0v2:../c1", -EINVAL, NULL, NULL },
+	{ "sriov-cni:ens8f0v2:c1", -EINVAL, NULL, NULL },		/* not ours */
+	{ "", -EINVAL, NULL, NULL },
+};
+
+START_TEST(test_alias)
+{
+	const struct alias_case *c = &alias_cases[_i];
+	char host_ifname[IFNAMSIZ], cid[NETCONF_NAME_MAX], out[LINK_ALIAS_MAX];
+	struct record_state s = { 0 };
+	int ret = record_alias_parse(c->alias, host_ifname, cid, sizeof(cid));
+
+	ck_assert_msg(ret == c->ret, "\"%s\": got %d, want %d", c->alias, ret, c->ret);
+	if (ret < 0)
+		return;
+	ck_assert_str_eq(host_ifname, c->host_ifname);
+	ck_assert_str_eq(cid, c->containerid);
+	snprintf(s.host_ifname, sizeof(s.host_ifname), "%s", host_ifname);
+	snprintf(s.containerid, sizeof(s.containerid), "%s", cid);
+	ck_assert_int_eq(record_alias(&s, out), 0);
+	ck_assert_str_eq(out, c->alias);
+}
+END_TEST
+
+/* A containerID too long for IFALIASZ makes no alias. */
+START_TEST(alias_too_long)
+{
+	struct record_state s = { 0 };
+	char out[LINK_ALIAS_MAX];
+
+	snprintf(s.host_ifname, sizeof(s.host_ifname), "ens8f0v2");
+	memset(s.containerid, 'c', 250);
+	ck_assert_int_eq(record_alias(&s, out), -ENAMETOOLONG);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_state, 0, sizeof(state_cases) / sizeof(state_cases[0]));
@@ -201,6 +260,9 @@ static void add_tests(TCase *tc)
 	tcase_add_test(tc, state_embedded_nul);
 	tcase_add_loop_test(tc, test_holder, 0, sizeof(holder_cases) / sizeof(holder_cases[0]));
 	tcase_add_test(tc, holder_nul_and_length);
+	tcase_add_test(tc, holder_is);
+	tcase_add_loop_test(tc, test_alias, 0, sizeof(alias_cases) / sizeof(alias_cases[0]));
+	tcase_add_test(tc, alias_too_long);
 }
 
 int main(void)

@@ -2,7 +2,6 @@
 /* `sriov-rdma-doctor node`: the host's RDMA mode, PFs and VFs, attachments, IPAM stores. */
 #include <stdio.h>
 #include <string.h>
-#include "attach.h"
 #include "conf.h"
 #include "conffiles.h"
 #include "node.h"

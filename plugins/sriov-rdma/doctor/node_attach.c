@@ -7,11 +7,12 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
-#include "attach.h"
 #include "fileio.h"
 #include "netns.h"
 #include "node.h"
+#include "nodelock.h"
 #include "procfs.h"
+#include "statefile.h"
 
 #define MAX_PARKED 64
 #define DUMP_TRIES 5
@@ -26,7 +27,7 @@ static int collect_parked(const struct link_info *li, void *arg)
 	char host[IFNAMSIZ], cid[NETCONF_NAME_MAX];
 	struct parked *p = arg;
 
-	if (p->count < MAX_PARKED && attach_alias_parse(li->alias, host, cid, sizeof(cid)) == 0)
+	if (p->count < MAX_PARKED && record_alias_parse(li->alias, host, cid, sizeof(cid)) == 0)
 		p->links[p->count++] = *li;
 	return 0;
 }
@@ -50,7 +51,7 @@ static void check_parked(struct node *n, struct report *r)
 		return;
 	}
 	for (int i = 0; i < p->count; i++) {
-		attach_alias_parse(p->links[i].alias, host, cid, sizeof(cid));
+		record_alias_parse(p->links[i].alias, host, cid, sizeof(cid));
 		snprintf(fix, sizeof(fix), "the runtime's DEL of container %s (or CNI GC) puts it "
 			 "back as %s; so does the next ADD on this VF", cid, host);
 		report_add(r, REPORT_WARN, "vf-parked", p->links[i].name, fix, "VF in the host under "
@@ -62,22 +63,16 @@ static void check_parked(struct node *n, struct report *r)
 	free(p);
 }
 
-static struct attach *load(const char *dir, const char *cid, const char *ifname)
+static struct record_state *load(const char *dir, const char *cid, const char *ifname)
 {
 	struct cni_err err = { 0 };
-	struct attach *a = calloc(1, sizeof(*a));
+	struct record_state *s = calloc(1, sizeof(*s));
 
-	if (!a)
-		return NULL;
-	a->host_ns = a->pod_ns = a->lock_fd = -1;
-	a->ipam = (struct ipamexec_run)IPAMEXEC_RUN_INIT;
-	snprintf(a->conf.data_dir, sizeof(a->conf.data_dir), "%s", dir);
-	attach_set_id(a, cid, ifname, "");
-	if (attach_load(a, &err) < 0) {
-		attach_free(a);
+	if (s && statefile_load(dir, cid, ifname, s, &err) < 0) {
+		free(s);
 		return NULL;
 	}
-	return a;
+	return s;
 }
 
 /* What a VF setting reads as, for messages. */
@@ -115,7 +110,7 @@ static const unsigned int fields[] = {
 
 /* The VF settings of an attachment whose VF is back in the host, against
  * what they were before its ADD: what its DEL has yet to put back. */
-static void check_leaked(struct node *n, const struct attach *a, const char *subject,
+static void check_leaked(struct node *n, const struct record_state *s, const char *subject,
 			 struct report *r)
 {
 	char seen[REPORT_TEXT_MAX] = "", now[64], was[64], fix[REPORT_TEXT_MAX];
@@ -125,28 +120,28 @@ static void check_leaked(struct node *n, const struct attach *a, const char *sub
 	struct vf_config cur;
 	size_t len = 0;
 
-	if (!a->vf_changed || sysfs_vf_read(a->vf.bdf, &vf, &err) < 0 || !vf.pf_ifname[0] ||
+	if (!s->vf_changed || sysfs_vf_read(s->device_id, &vf, &err) < 0 || !vf.pf_ifname[0] ||
 	    link_get_by_name(n->nl, vf.pf_ifname, &pf) < 0 ||
-	    link_vf_get(n->vf_nl, pf.ifindex, a->vf.vf_index, &cur) < 0)
+	    link_vf_get(n->vf_nl, pf.ifindex, s->vf_index, &cur) < 0)
 		return;
 	for (size_t i = 0; i < sizeof(fields) / sizeof(fields[0]); i++) {
-		if (!(a->vf_changed & fields[i]))
+		if (!(s->vf_changed & fields[i]))
 			continue;
 		show(fields[i], &cur, now, sizeof(now));
-		show(fields[i], &a->vf_orig, was, sizeof(was));
+		show(fields[i], &s->vf_orig, was, sizeof(was));
 		if (strcmp(now, was) && len < sizeof(seen))
 			len += (size_t)snprintf(seen + len, sizeof(seen) - len, "%s%s (was %s)",
 						len ? ", " : "", now, was);
 	}
 	snprintf(fix, sizeof(fix), "DEL of %s:%s restores them (the next ADD on VF %s does too); by "
-		 "hand: ip link set %s vf %d ...", a->containerid, a->ifname, a->vf.bdf,
-		 vf.pf_ifname, a->vf.vf_index);
+		 "hand: ip link set %s vf %d ...", s->containerid, s->ifname, s->device_id,
+		 vf.pf_ifname, s->vf_index);
 	if (seen[0])
 		report_add(r, REPORT_WARN, "vf-settings", subject, fix, "VF %s back in the host still "
-			   "has its pod's settings: %s", a->vf.bdf, seen);
+			   "has its pod's settings: %s", s->device_id, seen);
 	else
 		report_add(r, REPORT_OK, "vf-settings", subject, NULL, "VF %s has its settings from "
-			   "before ADD", a->vf.bdf);
+			   "before ADD", s->device_id);
 }
 
 static void check_state(struct node *n, const char *dir, const char *cid, const char *ifname,
@@ -154,31 +149,31 @@ static void check_state(struct node *n, const char *dir, const char *cid, const 
 {
 	char subject[96], fix[REPORT_TEXT_MAX];
 	struct cni_err err = { 0 };
-	struct attach *a = load(dir, cid, ifname);
+	struct record_state *s = load(dir, cid, ifname);
 	int fd = -1, ret;
 
 	snprintf(subject, sizeof(subject), "%.60s:%s", cid, ifname);
-	if (!a) {
+	if (!s) {
 		report_add(r, REPORT_WARN, "attach", subject, "remove the file if no pod uses it",
 			   "state file in %s does not read", dir);
 		return;
 	}
-	ret = a->netns[0] ? netns_open(a->netns, &fd, &err) : -ENOENT;
+	ret = s->netns[0] ? netns_open(s->netns, &fd, &err) : -ENOENT;
 	netns_close(fd);
 	snprintf(fix, sizeof(fix), "the runtime's DEL (or CNI GC) of container %s undoes it; the "
-		 "next ADD on VF %s does too", cid, a->vf.bdf);
+		 "next ADD on VF %s does too", cid, s->device_id);
 	if (ret == -ENOENT) {
 		report_add(r, REPORT_WARN, "attach", subject, fix, "pod netns %s is gone but its state "
-			   "(VF %s) is still in %s: no DEL has run", a->netns[0] ? a->netns : "(none)",
-			   a->vf.bdf, dir);
-		check_leaked(n, a, subject, r);
+			   "(VF %s) is still in %s: no DEL has run", s->netns[0] ? s->netns : "(none)",
+			   s->device_id, dir);
+		check_leaked(n, s, subject, r);
 	} else if (ret < 0) {
 		report_add(r, REPORT_WARN, "attach", subject, fix, "%s", err.msg);
 	} else {
-		report_add(r, REPORT_OK, "attach", subject, NULL, "VF %s in pod netns %s", a->vf.bdf,
-			   a->netns);
+		report_add(r, REPORT_OK, "attach", subject, NULL, "VF %s in pod netns %s",
+			   s->device_id, s->netns);
 	}
-	attach_free(a);
+	free(s);
 }
 
 static int check_states(struct node *n, const char *dir, struct report *r)
@@ -204,7 +199,7 @@ static int check_states(struct node *n, const char *dir, struct report *r)
 static void show_holder(const char *name, char *out, size_t size)
 {
 	struct record_holder h;
-	int ret = attach_lock_holder(name, &h);
+	int ret = statefile_lock_holder(name, &h);
 
 	if (ret == 0 && h.dir[0])
 		snprintf(out, size, "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);
@@ -220,7 +215,7 @@ static bool check_lock(const char *name, const char *locks, struct report *r)
 	struct stat st;
 	pid_t pid;
 
-	if (snprintf(path, sizeof(path), "%s/%s", ATTACH_LOCK_DIR, name) >= (int)sizeof(path) ||
+	if (snprintf(path, sizeof(path), "%s/%s", NODELOCK_DIR, name) >= (int)sizeof(path) ||
 	    stat(path, &st) < 0 ||
 	    procfs_lock_holder(locks, major(st.st_dev), minor(st.st_dev), st.st_ino, &pid) < 0)
 		return false;
@@ -243,7 +238,7 @@ static void check_locks(struct report *r)
 		report_add(r, REPORT_WARN, "vf-locks", "node", "mount /proc", "cannot read /proc/locks");
 		return;
 	}
-	fileio_list(ATTACH_LOCK_DIR, ".lock", &names, &count);
+	fileio_list(NODELOCK_DIR, ".lock", &names, &count);
 	for (size_t i = 0; i < count; i++) {
 		held += check_lock(names[i], locks, r);
 		free(names[i]);
@@ -251,7 +246,7 @@ static void check_locks(struct report *r)
 	free(names);
 	free(locks);
 	report_add(r, REPORT_OK, "vf-locks", "node", NULL, "%zu VF lock files in %s, %zu held",
-		   count, ATTACH_LOCK_DIR, held);
+		   count, NODELOCK_DIR, held);
 }
 
 void node_attach_checks(struct node *n, struct report *r)

@@ -8,10 +8,11 @@
 #include <sys/stat.h>
 #include <sys/sysmacros.h>
 #include <unistd.h>
-#include "attach.h"
 #include "fileio.h"
 #include "ibdev.h"
 #include "node.h"
+#include "record.h"
+#include "statefile.h"
 #include "sysfs.h"
 
 struct pf {
@@ -169,13 +170,13 @@ static void check_netdev(struct vf *v, struct report *r)
 		return;
 	if (v->in_host) {
 		report_add(r, REPORT_OK, "vf-netdev", v->sys.bdf, NULL, "%s in the host%s",
-			   v->sys.ifname, strncmp(v->link.alias, ATTACH_ALIAS_PREFIX,
-						  strlen(ATTACH_ALIAS_PREFIX)) ? "" :
+			   v->sys.ifname, strncmp(v->link.alias, RECORD_ALIAS_PREFIX,
+						  strlen(RECORD_ALIAS_PREFIX)) ? "" :
 			   " under its pod name (see vf-parked)");
 		return;
 	}
 	snprintf(name, sizeof(name), "%s.lock", v->sys.bdf);
-	if (attach_lock_holder(name, &h) == 0 && h.dir[0])
+	if (statefile_lock_holder(name, &h) == 0 && h.dir[0])
 		report_add(r, REPORT_OK, "vf-netdev", v->sys.bdf, NULL, "in a pod: attachment "
 			   "%s:%s (state in %s)", h.containerid, h.ifname, h.dir);
 	else
@@ -237,7 +238,7 @@ static void check_free_settings(struct vf *v, struct report *r)
 	char fix[REPORT_TEXT_MAX];
 
 	if (!v->in_host || !v->pf->ifindex ||
-	    !strncmp(v->link.alias, ATTACH_ALIAS_PREFIX, strlen(ATTACH_ALIAS_PREFIX)) ||
+	    !strncmp(v->link.alias, RECORD_ALIAS_PREFIX, strlen(RECORD_ALIAS_PREFIX)) ||
 	    link_vf_get(v->node->vf_nl, v->pf->ifindex, v->sys.vf_index, &cfg) < 0)
 		return;
 	snprintf(fix, sizeof(fix), "ip link set %s vf %d vlan 0 trust off (left by a DEL that did "

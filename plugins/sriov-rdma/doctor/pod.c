@@ -7,11 +7,11 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mount.h>
-#include "attach.h"
 #include "fileio.h"
 #include "linkip.h"
 #include "netns.h"
 #include "pod.h"
+#include "record.h"
 #include "sysfs.h"
 
 /* sysfs shows netdevs and (exclusive mode) RDMA devices of the netns that
@@ -65,7 +65,7 @@ static int enter(struct pod *p, const char *path, struct report *r)
 
 static bool ours(const struct link_info *li)
 {
-	return !strncmp(li->alias, ATTACH_ALIAS_PREFIX, strlen(ATTACH_ALIAS_PREFIX));
+	return !strncmp(li->alias, RECORD_ALIAS_PREFIX, strlen(RECORD_ALIAS_PREFIX));
 }
 
 static const struct rdmanl_dev *dev_of(const struct pod *p, int ifindex)

@@ -14,11 +14,6 @@ static const char *const status_names[] = {
 	[REPORT_FAIL] = "FAIL",
 };
 
-const char *report_status_name(enum report_status status)
-{
-	return status_names[status];
-}
-
 static struct report_item *new_item(struct report *r)
 {
 	if (r->n == r->cap) {

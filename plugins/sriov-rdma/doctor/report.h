@@ -35,4 +35,3 @@ int report_print_json(const struct report *r, const char *command, FILE *out);
 /* 0 when nothing failed, 1 when something did. */
 int report_exit_code(const struct report *r);
 void report_release(struct report *r);
-const char *report_status_name(enum report_status status);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: Apache-2.0 */
-/* The CNI verbs of sriov-rdma, one file each. */
+/* The CNI commands of sriov-rdma (main.c's table), one file each. */
 #pragma once
 
 #include "plugin.h"

@@ -1,9 +1,9 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Addresses come from the IPAM plugin the config names; chained use has none. */
+/* The IPAM step: addresses from the plugin ipam.type names (ipamexec.h runs it); chained use has none. */
 #include <string.h>
 
 #include "ipamexec.h"
-#include "steps.h"
+#include "ipamstep.h"
 
 /* IPAM types that only keep books and never look at the pod's link. Each
  * netns move waits out a kernel RCU barrier (~16 ms here) with the CPU idle:
@@ -13,7 +13,7 @@ static const char *const bookkeeping[] = { "ippool", "host-local", "static", "wh
 
 static bool has_ipam(const struct attach *a)
 {
-	return a->conf.has_ipam && !a->chained;
+	return a->conf.has_ipam && !a->state.chained;
 }
 
 static bool beside_moves(const struct attach *a)
@@ -32,7 +32,7 @@ static int start(struct attach *a, enum cni_cmd cmd, struct cni_err *err)
 			      a->lock_fd, err);
 }
 
-int ipam_add_start(struct attach *a, struct cni_err *err)
+int ipamstep_add_start(struct attach *a, struct cni_err *err)
 {
 	if (!has_ipam(a) || !beside_moves(a))
 		return 0;
@@ -40,7 +40,7 @@ int ipam_add_start(struct attach *a, struct cni_err *err)
 }
 
 /* A move failed while the plugin ran: what it allocated goes back. */
-int ipam_add_abandon(struct attach *a, struct cni_err *err)
+int ipamstep_add_abandon(struct attach *a, struct cni_err *err)
 {
 	struct cni_err ignored = { 0 };
 
@@ -48,10 +48,10 @@ int ipam_add_abandon(struct attach *a, struct cni_err *err)
 		return 0;
 	if (ipamexec_finish(&a->ipam, &a->result, &ignored) < 0)
 		return 0;	/* it allocated nothing */
-	return ipam_del(a, err);
+	return ipamstep_del(a, err);
 }
 
-int ipam_add(struct attach *a, struct cni_err *err)
+int ipamstep_add(struct attach *a, struct cni_err *err)
 {
 	int ret = 0;
 
@@ -62,21 +62,21 @@ int ipam_add(struct attach *a, struct cni_err *err)
 	return ret ? ret : ipamexec_finish(&a->ipam, &a->result, err);
 }
 
-int ipam_del(struct attach *a, struct cni_err *err)
+int ipamstep_del(struct attach *a, struct cni_err *err)
 {
 	if (!has_ipam(a))
 		return 0;
 	return ipamexec_call(CNI_CMD_DEL, a->conf.ipam_type, a->conf_text, a->conf_len, NULL, err);
 }
 
-int ipam_del_start(struct attach *a, struct cni_err *err)
+int ipamstep_del_start(struct attach *a, struct cni_err *err)
 {
 	if (!has_ipam(a))
 		return 0;
-	return beside_moves(a) ? start(a, CNI_CMD_DEL, err) : ipam_del(a, err);
+	return beside_moves(a) ? start(a, CNI_CMD_DEL, err) : ipamstep_del(a, err);
 }
 
-int ipam_del_finish(struct attach *a, struct cni_err *err)
+int ipamstep_del_finish(struct attach *a, struct cni_err *err)
 {
 	return a->ipam.pid < 0 ? 0 : ipamexec_finish(&a->ipam, NULL, err);
 }
