@@ -42,7 +42,10 @@ int record_state_split(const char *name, char *containerid, size_t size, char if
 enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC, K_GUID };
 
 /* What a string field may hold, beyond fitting its buffer. */
-enum check { C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE, C_NATURAL };
+enum check {
+	C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE,
+	C_VF_INDEX,		/* >= 0, or -1: a sub-function has none (sysfs_aux_read) */
+};
 
 /* What the state file holds: the host-side facts DEL restores, the network
  * GC is scoped to and an InfiniBand VF's GUIDs (the optional ones are absent
@@ -72,7 +75,7 @@ static const struct field {
 	F("hostMac", K_MAC, C_ANY, host_mac),
 	F("hostUp", K_BOOL, C_ANY, host_up),
 	F("chained", K_BOOL, C_ANY, chained),
-	F("vfIndex", K_INT, C_NATURAL, vf_index),
+	F("vfIndex", K_INT, C_VF_INDEX, vf_index),
 	F("vfChanged", K_U32, C_ANY, vf_changed),
 	F("vfMac", K_MAC, C_ANY, vf_orig.mac),
 	F("vfVlan", K_INT, C_ANY, vf_orig.vlan),
@@ -217,7 +220,7 @@ static int field_from_json(const struct field *f, const cJSON *v, char *p)
 			return -EBADMSG;
 		return 0;
 	case K_INT:
-		if (whole(v, f->check == C_NATURAL ? 0 : INT_MIN, INT_MAX, &d) < 0)
+		if (whole(v, f->check == C_VF_INDEX ? -1 : INT_MIN, INT_MAX, &d) < 0)
 			return -EBADMSG;
 		*(int *)p = (int)d;
 		return 0;
@@ -261,6 +264,9 @@ int record_state_decode(const char *text, size_t len, struct record_state *s)
 		else if (!fields[i].optional)
 			ret = -EBADMSG;
 	}
+	/* only a sub-function (an auxiliary device id) has no VF index */
+	if (ret == 0 && scratch.vf_index < 0 && !sysfs_valid_aux_id(scratch.device_id))
+		ret = -EBADMSG;
 	if (ret == 0)
 		*s = scratch;
 out:

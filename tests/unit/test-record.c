@@ -66,6 +66,17 @@ static const struct state_case state_cases[] = {
 	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
 	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}",
 	  -EBADMSG, NULL },
+	{ "a sub-function's: no VF index", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'mlx5_core.sf.4','hostIfname':'enp3s0f0s4','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':-1,'vfChanged':0,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}", 0, "" },
+	{ "a sub-function's VF index below -1", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'mlx5_core.sf.4','hostIfname':'enp3s0f0s4','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':-2,'vfChanged':0,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2}",
+	  -EBADMSG, NULL },
 	{ "a negative VF index", "{'containerID':'c1','ifname':'net1','netns':'',"
 	  "'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
 	  "'hostUp':true,'chained':false,'vfIndex':-1,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
@@ -88,7 +99,7 @@ START_TEST(test_state)
 	if (ret == 0) {
 		ck_assert_str_eq(s->network, c->network);
 		ck_assert_str_eq(s->containerid, "c1");
-		ck_assert_str_eq(s->device_id, "0000:3b:00.2");
+		ck_assert_str_eq(s->device_id, strstr(c->text, "sf.4") ? "mlx5_core.sf.4" : "0000:3b:00.2");
 		ck_assert_uint_eq(s->rdma_index, 2);
 		ck_assert_int_eq(s->vf_orig.vlan_proto, 33024);
 		ck_assert_uint_eq(s->ib_node_guid, strstr(c->text, "ibNodeGuid") ?
