@@ -114,6 +114,11 @@ RAW = {
     'unavailable': (reply(b'{"error":"etcdserver: no leader","message":"etcdserver: no leader",'
                           b'"code":14}', b'503 Service Unavailable'), 'keep'),
     'close-at-once': (b'', 'close'),
+    # every request, the authentication itself included, refused as etcd
+    # refuses an invalid token (gRPC Unauthenticated)
+    'unauthenticated': (reply(b'{"error":"etcdserver: invalid auth token","message":'
+                              b'"etcdserver: invalid auth token","code":16}',
+                              b'401 Unauthorized'), 'keep'),
 }
 
 # What proxy-damage makes of every other answer to a transaction.
