@@ -9,6 +9,7 @@
 #include "err.h"
 #include "ipaddr.h"
 #include "netconf.h"
+#include "nsident.h"
 
 /*
  * Vocabulary
@@ -56,6 +57,8 @@
 #define POOL_NAME_MAX NETCONF_NAME_MAX	/* network_name, containerID */
 #define POOL_STR_MAX 256		/* CNI_ARGS values */
 #define POOL_IFNAME_MAX 16
+#define POOL_NETNS_MAX 4096		/* CNI_NETNS as recorded */
+#define POOL_NODE_MAX 256		/* a node name: its hostname */
 
 /* Inclusive interval of addresses, first <= last. */
 struct pool_span {
@@ -92,6 +95,14 @@ struct pool_owner {
 	char pod_name[POOL_STR_MAX];
 	char pod_uid[POOL_STR_MAX];
 	int64_t created;			/* unix seconds, set by the caller */
+	/* What reconcile judges (nsident.h): the CNI_NETNS of the ADD and the
+	 * netns it named then; "" and zeroes on leases written before
+	 * reconcile existed, which reconcile never frees. */
+	char netns[POOL_NETNS_MAX];
+	struct nsident ns;
+	/* The node whose ADD made it, as list reports it: "" in the local
+	 * store (only ever this node) and on etcd leases of old versions. */
+	char node[POOL_NODE_MAX];
 };
 
 struct pool_addr {
@@ -137,7 +148,18 @@ int pool_store_timeout(const cJSON *store, int *out_ms, struct cni_err *err);
 
 struct pool_store;
 
+/* A node slice (etcd store with node_slice_size): a block of a pool one
+ * node allocates from alone. */
+struct pool_slice {
+	char network[POOL_NAME_MAX];
+	char pool[POOL_ID_MAX];
+	int family;
+	struct pool_span span;
+	char node[POOL_NODE_MAX];		/* its owner */
+};
+
 typedef int (*pool_lease_fn)(const struct pool_lease *lease, void *arg);
+typedef int (*pool_slice_fn)(const struct pool_slice *slice, void *arg);
 typedef int (*pool_info_fn)(const struct pool_info *info, void *arg);
 
 struct pool_store_ops {
@@ -192,6 +214,26 @@ struct pool_store_ops {
 	 * be NULL. Read-only but for repairs of derived data. */
 	int (*list)(struct pool_store *s, pool_info_fn info_fn, pool_lease_fn lease_fn,
 		    void *arg, struct cni_err *err);
+
+	/* The ops below are NULL where a backend has nothing to do for them
+	 * (local: one node, no slices). */
+
+	/* `ippool list`: fn for every node slice of every node. */
+	int (*slices)(struct pool_store *s, pool_slice_fn fn, void *arg, struct cni_err *err);
+	/* `ippool reconcile`, each run: records that this node is alive (etcd:
+	 * its heartbeat, which release-node judges). */
+	int (*heartbeat)(struct pool_store *s, struct cni_err *err);
+	/* `ippool reconcile`, after its releases: gives back what this node
+	 * holds and no longer needs (its empty slices whose release hold has
+	 * run out), fn for each (none given back with dry_run). */
+	int (*tidy)(struct pool_store *s, bool dry_run, pool_slice_fn fn, void *arg,
+		    struct cni_err *err);
+	/* `ippool release-node NODE`: -EBUSY (err naming the heartbeat's age)
+	 * while node's heartbeat is fresh, unless force; else removes node's
+	 * slices (slice_fn each) and its leases (lease_fn each). */
+	int (*release_node)(struct pool_store *s, const char *node, bool force,
+			    pool_slice_fn slice_fn, pool_lease_fn lease_fn, void *arg,
+			    struct cni_err *err);
 };
 
 /* Every backend's handle starts with this; the backend allocates the rest. */
