@@ -13,3 +13,4 @@ int cmd_status(struct plugin_ctx *ctx);
 /* argv mode (no CNI_COMMAND): `ippool list`, `ippool fill`. */
 int tool_list(int argc, char **argv);
 int tool_fill(int argc, char **argv);
+int tool_release_node(int argc, char **argv);

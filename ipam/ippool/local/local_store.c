@@ -11,6 +11,7 @@
 #include "lindex.h"
 #include "local_index.h"
 #include "local_layout.h"
+#include "local_store.h"
 #include "lockfile.h"
 #include "range.h"
 #include "store.h"
@@ -422,6 +423,32 @@ static int local_status(struct pool_store *st, struct cni_err *err)
 	if (ret)
 		return ret;
 	ret = local_disk_probe(&l->disk, err);
+	end(l);
+	return ret;
+}
+
+int local_span_held(struct pool_store *st, const struct pool_range *r, const struct pool_span *span,
+		    size_t *held, struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char scope[LOCAL_SCOPE_MAX];
+	struct lidx *x;
+	int ret = begin(l, err);
+
+	*held = 0;
+	if (ret)
+		return ret;
+	ret = local_state_write(&l->disk, false, err);
+	if (!ret)
+		ret = local_each_hold(&l->disk, expire_hold,
+				      &(struct expiry){ &l->index, time(NULL) }, err);
+	local_scope_name(r->network, r->pool, r->family, r->shared, scope, sizeof(scope));
+	if (!ret)
+		ret = local_index_get(&l->index, scope, &x, err);
+	if (!ret) {
+		*held = lidx_count(x, span);
+		ret = local_state_write(&l->disk, true, err);
+	}
 	end(l);
 	return ret;
 }
