@@ -555,36 +555,53 @@ int slice_room(struct slicer *sl, struct cni_err *err)
 
 /* ---- give-backs ---- */
 
-static void public_slice(const struct slice_rec *rec, struct pool_slice *out)
+/* Whether etcd's slice key of rec still names this node: *value gets its
+ * value (malloc'd) when it does, NULL when not. */
+static int still_ours(struct slicer *sl, const struct slice_rec *rec, char *skey, char **value,
+		      struct cni_err *err)
 {
-	*out = rec->s;
-}
-
-/* Steps two and three of a give-back (the record says releasing): the
- * slice key goes if it still names this node, then the record. */
-static int give_back(struct slicer *sl, const struct slice_rec *rec, struct cni_err *err)
-{
-	char skey[KEY_MAX], tkey[KEY_MAX];
 	struct pool_range scope;
 	struct etcd_kvs cur = { 0 };
 	struct slice_rec theirs;
-	bool done = true;
 	int ret;
 
+	*value = NULL;
 	slice_scope(rec, &scope);
 	slice_key(sl->prefix, &scope, rec->s.span.first, skey);
-	slice_node_key(sl->prefix, sl->node, skey, tkey);
 	ret = etcd_range(sl->e, skey, NULL, 0, &cur, err);
 	if (!ret && cur.n && !slice_parse(cur.kv[0].value, false, &theirs) &&
-	    !strcmp(theirs.s.node, sl->node)) {
-		struct etcd_cmp cmp = { .key = skey, .target = ETCD_VALUE, .value = cur.kv[0].value };
+	    !strcmp(theirs.s.node, sl->node) && !(*value = strdup(cur.kv[0].value))) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
+		ret = -ENOMEM;
+	}
+	etcd_kvs_release(&cur);
+	return ret;
+}
+
+/* A give-back, each step crash-safe: the record says releasing (from here
+ * on nothing is allocated from the slice), the slice key goes if it still
+ * names this node, then the record. etcd is asked first, so that a node
+ * cut off from it keeps its empty slices usable. */
+static int give_back(struct slicer *sl, struct slice_rec *rec, struct cni_err *err)
+{
+	char skey[KEY_MAX], tkey[KEY_MAX], *value;
+	bool done = true;
+	int ret = still_ours(sl, rec, skey, &value, err);
+
+	if (!ret && !rec->releasing) {
+		rec->releasing = true;
+		ret = owned_write(sl->fd, sl->root, rec, err);
+	}
+	slice_node_key(sl->prefix, sl->node, skey, tkey);
+	if (!ret && value) {
+		struct etcd_cmp cmp = { .key = skey, .target = ETCD_VALUE, .value = value };
 		struct etcd_op ops[2] = { { .type = ETCD_DELETE, .key = skey },
 					  { .type = ETCD_DELETE, .key = tkey } };
 		struct etcd_txn txn = { &cmp, 1, ops, 2, NULL, 0 };
 
 		ret = etcd_txn(sl->e, &txn, &done, NULL, 0, err);
 	}
-	etcd_kvs_release(&cur);
+	free(value);
 	if (!ret && !done) {
 		cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s: slice %s changed while given back",
 			    etcd_endpoint(sl->e), skey);
@@ -595,21 +612,6 @@ static int give_back(struct slicer *sl, const struct slice_rec *rec, struct cni_
 	return ret ? ret : owned_remove(sl->fd, sl->root, rec, err);
 }
 
-/* Step one, the lock held: an empty owned slice is marked releasing (no
- * allocation from it after this); *marked says whether it was. */
-static int mark_if_empty(struct slicer *sl, struct slice_rec *rec, bool *marked,
-			 struct cni_err *err)
-{
-	size_t held;
-	int ret = held_in(sl, rec, &held, err);
-
-	*marked = !ret && !held;
-	if (!*marked)
-		return ret;
-	rec->releasing = true;
-	return owned_write(sl->fd, sl->root, rec, err);
-}
-
 /* Every empty slice of this node goes back (releasing ones are finished);
  * fn for each. The lock is held throughout: no ADD allocates meanwhile. */
 static int tidy_locked(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *arg,
@@ -617,23 +619,18 @@ static int tidy_locked(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *
 {
 	struct slice_rec *recs = NULL;
 	struct pool_slice ps;
-	size_t n = 0, held;
-	bool marked;
+	size_t n = 0, held = 0;
 	int ret = owned_read(sl->fd, sl->root, &recs, &n, err);
 
 	for (size_t i = 0; !ret && i < n; i++) {
-		if (dry_run) {
-			ret = recs[i].releasing ? 0 : held_in(sl, &recs[i], &held, err);
-			marked = recs[i].releasing || !held;
-		} else if (recs[i].releasing) {
-			marked = true;
-		} else {
-			ret = mark_if_empty(sl, &recs[i], &marked, err);
-		}
-		if (!ret && marked && !dry_run)
+		if (!recs[i].releasing)
+			ret = held_in(sl, &recs[i], &held, err);
+		if (ret || (!recs[i].releasing && held))
+			continue;
+		if (!dry_run)
 			ret = give_back(sl, &recs[i], err);
-		public_slice(&recs[i], &ps);
-		if (!ret && marked && fn)
+		ps = recs[i].s;
+		if (!ret && fn)
 			ret = fn(&ps, arg);
 	}
 	free(recs);

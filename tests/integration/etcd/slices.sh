@@ -63,7 +63,15 @@ all=$(for n in node-a node-b node-c node-d; do slices_of four "$n"; done | sort)
 is "$(uniq -d <<<"$all" | wc -l)" 0 "no slice has two owners"
 
 # etcd SIGKILLed: room in slices is enough; a new slice is not.
+nrun node-e ADD "$(sconf four node-e 198.51.100.0/24 /27)" node-e-1
+e1=$(ips)
 { kill -9 "$S_PID"; wait "$S_PID"; } 2>/dev/null
+nrun node-e DEL "$(sconf four node-e 198.51.100.0/24 /27)" node-e-1
+ok "with etcd down, DEL of the only address in node-e's slice succeeds" test "$RC" -eq 0
+nrun node-e ADD "$(sconf four node-e 198.51.100.0/24 /27)" node-e-2
+ok "and the slice it left empty stays usable: the next ADD gets its address" \
+	test "$RC" -eq 0 -a "$(ips)" = "$e1"
+got[node-e-2]=$(ips | cut -d/ -f1)
 down=0
 for i in $(seq 17 60); do
 	nrun node-a ADD "$(sconf four node-a 198.51.100.0/24 /27)" "node-a-$i"
@@ -89,7 +97,7 @@ nrun node-a ADD "$(sconf four node-a 198.51.100.0/24 /27)" node-a-62
 ok "with etcd back, the ADD that needs a slice succeeds" test "$RC" -eq 0
 got[node-a-62]=$(ips | cut -d/ -f1)
 is "$(printf '%s\n' "${got[@]}" | sort | uniq -d | wc -l)" 0 "after the restart nothing is held twice"
-all=$(for n in node-a node-b node-c node-d; do slices_of four "$n"; done | sort)
+all=$(for n in node-a node-b node-c node-d node-e; do slices_of four "$n"; done | sort)
 is "$(uniq -d <<<"$all" | wc -l)" 0 "and no slice has two owners"
 is "$(slices_of four node-a | wc -l)" 2 "node-a holds 2 slices now"
 bad=0
