@@ -18,7 +18,7 @@
  *   P/t/<node>/<scope as above>/<hex first>  the node's index of its slices
  *                                 (value: the same slice value)
  *   P/h/<node>                    the node's heartbeat (value: heartbeat)
- * A node's own record of a slice (<dataDir>/etcd-slices/owned/<name>) is the
+ * A node's own record of a slice (<dataDir>/etcd-slices/<hash of the prefix>/owned/<name>) is the
  * slice value with "state": "owned" or "releasing".
  */
 

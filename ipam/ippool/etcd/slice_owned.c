@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* A node's own records of the slices it holds: <dataDir>/etcd-slices/owned/, one file per slice. */
+/* A node's own records of the slices it holds: <dataDir>/etcd-slices/<hash of the prefix>/owned/, one file per slice. */
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>

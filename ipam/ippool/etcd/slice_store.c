@@ -14,8 +14,9 @@
 
 /*
  * Who owns a slice lives in etcd (slice_layout.h); which address in it is
- * held lives in a local store under <dataDir>/etcd-slices, given each range
- * with everything outside this node's slices added to its skip. A claim is
+ * held lives in a local store under <dataDir>/etcd-slices/<hash of the
+ * prefix>, given each range with everything outside this node's slices
+ * added to its skip. A claim is
  * one transaction creating the slice key (then the local record); a
  * give-back marks the record releasing, deletes the key if it still names
  * this node, then drops the record. A crash between a claim's two steps is
@@ -33,6 +34,15 @@ static int64_t now_s(void)
 	return (int64_t)time(NULL);
 }
 
+static uint64_t fnv1a(const char *s)
+{
+	uint64_t h = 14695981039346656037ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 1099511628211ull;
+	return h;
+}
+
 void slicer_init(struct slicer *sl, struct etcd *e, const char *prefix, const char *node,
 		 int timeout_ms, const struct pool_store_cfg *cfg)
 {
@@ -46,8 +56,10 @@ void slicer_init(struct slicer *sl, struct etcd *e, const char *prefix, const ch
 	sl->nosync = cfg->nosync;
 	sl->seed = (unsigned int)getpid();
 	sl->fd = -1;
-	/* dataDir is confined and far shorter (confpath) */
-	snprintf(sl->root, sizeof(sl->root), "%.*s/etcd-slices", PATH_MAX - 16, cfg->data_dir);
+	/* One directory per etcd prefix: two stores sharing a dataDir never
+	 * share slice records. dataDir is confined and far shorter (confpath). */
+	snprintf(sl->root, sizeof(sl->root), "%.*s/etcd-slices/%016llx", PATH_MAX - 40,
+		 cfg->data_dir, (unsigned long long)fnv1a(prefix));
 }
 
 void slicer_fini(struct slicer *sl)
@@ -251,15 +263,20 @@ static void fill_rec(const struct slicer *sl, const struct pool_range *r, struct
 }
 
 /* One transaction: the slice key created for this node, its index entry
- * and the node's heartbeat; 1 when another node has it. */
+ * and the node's heartbeat, when no other node has the slice and the
+ * per-address path holds nothing in it (a config of the same address space
+ * without node_slice_size). 1 when another node has it; -EEXIST when
+ * per-address keys are there. */
 static int claim_txn(struct slicer *sl, const struct slice_rec *rec, struct cni_err *err)
 {
-	char skey[KEY_MAX], tkey[KEY_MAX], hkey[KEY_MAX];
+	char skey[KEY_MAX], tkey[KEY_MAX], hkey[KEY_MAX], dir[KEY_MAX], a0[KEY_MAX], a1[KEY_MAX + 1];
 	char *v = slice_value(rec, false), *hb = slice_heartbeat_value(sl->node, rec->claimed);
 	struct pool_range scope;
-	struct etcd_cmp cmp = { .key = skey, .target = ETCD_CREATE, .rev = 0 };
-	struct etcd_op ops[3];
-	struct etcd_txn txn = { &cmp, 1, ops, 3, NULL, 0 };
+	struct etcd_cmp cmp[2] = { { .key = skey, .target = ETCD_CREATE, .rev = 0 },
+				   { .key = a0, .range_end = a1, .target = ETCD_CREATE, .rev = 0 } };
+	struct etcd_op ops[3], check = { .type = ETCD_RANGE, .key = skey };
+	struct etcd_txn txn = { cmp, 2, ops, 3, &check, 1 };
+	struct etcd_kvs theirs = { 0 };
 	bool done = false;
 	int ret = 0;
 
@@ -267,6 +284,10 @@ static int claim_txn(struct slicer *sl, const struct slice_rec *rec, struct cni_
 	slice_key(sl->prefix, &scope, rec->s.span.first, skey);
 	slice_node_key(sl->prefix, sl->node, skey, tkey);
 	slice_heartbeat_key(sl->prefix, sl->node, hkey);
+	layout_scope_dir(sl->prefix, &scope, dir);
+	layout_addr_key(dir, rec->s.family, rec->s.span.first, a0);
+	layout_addr_key(dir, rec->s.family, rec->s.span.last, a1);
+	strcat(a1, "\x01");
 	ops[0] = (struct etcd_op){ .type = ETCD_PUT, .key = skey, .value = v };
 	ops[1] = (struct etcd_op){ .type = ETCD_PUT, .key = tkey, .value = v };
 	ops[2] = (struct etcd_op){ .type = ETCD_PUT, .key = hkey, .value = hb };
@@ -275,21 +296,43 @@ static int claim_txn(struct slicer *sl, const struct slice_rec *rec, struct cni_
 		ret = -ENOMEM;
 	}
 	if (!ret)
-		ret = etcd_txn(sl->e, &txn, &done, NULL, 0, err);
+		ret = etcd_txn(sl->e, &txn, &done, &theirs, 1, err);
+	if (!ret && !done && !theirs.n) {
+		cni_err_set(err, CNI_ERR_CONFIG, "node slice %s of %s holds addresses of the "
+			    "per-address path: a config of network %s's address space has no "
+			    "node_slice_size (one address space is sliced throughout, or not at all)",
+			    skey, scope.pool, scope.network);
+		ret = -EEXIST;
+	}
+	etcd_kvs_release(&theirs);
 	free(v);
 	free(hb);
 	return ret ? ret : !done;
 }
 
-/* FNV-1a of the node name: where its search for a free slice starts, so
- * nodes starting together do not all race for the first one. */
-static ipaddr_u128 node_hash(const char *node)
+/* The scope's slices are of one length: the first slice key says which. */
+static int same_length(struct slicer *sl, const struct pool_range *r, struct cni_err *err)
 {
-	uint64_t h = 14695981039346656037ull;
+	char dir[KEY_MAX], *end = NULL;
+	struct etcd_kvs kvs = { 0 };
+	struct slice_rec rec;
+	int ret;
 
-	for (; *node; node++)
-		h = (h ^ (unsigned char)*node) * 1099511628211ull;
-	return h;
+	slice_dir(sl->prefix, r, dir);
+	if (etcd_prefix_end(dir, &end)) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
+		return -ENOMEM;
+	}
+	ret = etcd_range(sl->e, dir, end, 1, &kvs, err);
+	if (!ret && kvs.n && !slice_parse(kvs.kv[0].value, false, &rec) && rec.len != sl->len) {
+		cni_err_set(err, CNI_ERR_CONFIG, "node_slice_size /%d for %s: network %s's address "
+			    "space is already divided into /%d slices (%s)", sl->len, r->pool,
+			    r->network, rec.len, kvs.kv[0].key);
+		ret = -EINVAL;
+	}
+	etcd_kvs_release(&kvs);
+	free(end);
+	return ret;
 }
 
 /* The first useful block (r hands out an address in it) from *i to last. */
@@ -408,7 +451,9 @@ static int pick_block(struct slicer *sl, const struct pool_range *r, const struc
 	}
 	slice_index_range(r, sl->len, &lo, &hi);
 	count = hi - lo + 1;
-	start = lo + (count ? node_hash(sl->node) % count : node_hash(sl->node));
+	/* where the node's search starts: nodes starting together do not all
+	 * race for the first slice */
+	start = lo + (count ? fnv1a(sl->node) % count : fnv1a(sl->node));
 	ret = scan(sl, r, start, hi, i, err);
 	if (ret == 1 && start > lo)
 		ret = scan(sl, r, lo, start - 1, i, err);
@@ -434,6 +479,8 @@ static int claim(struct slicer *sl, const struct pool_range *r, const struct nee
 	unsigned int attempt;
 	int ret = sync_owned(sl, err);
 
+	if (!ret)
+		ret = same_length(sl, r, err);
 	for (attempt = 0; !ret && etcd_remaining_ms(sl->e) > 0; attempt++) {
 		ret = pick_block(sl, r, nd, &i, err);
 		if (ret)

@@ -17,7 +17,7 @@ struct slicer {
 	long hold_seconds;
 	bool nosync;
 	unsigned int seed;
-	char root[PATH_MAX];		/* <dataDir>/etcd-slices */
+	char root[PATH_MAX];		/* <dataDir>/etcd-slices/<hash of the prefix> */
 	struct pool_store *local;	/* opened on first use */
 	int fd;				/* root/owned, -1 until then */
 };

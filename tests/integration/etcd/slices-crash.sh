@@ -41,7 +41,7 @@ owners() {
 # records TAG NODE: "block node" of NODE's own records it allocates from.
 records() {
 	local f
-	for f in "$TMP/$1/$2"/etcd-slices/owned/*; do
+	for f in "$TMP/$1/$2"/etcd-slices/*/owned/*; do
 		[ -f "$f" ] && jq -r 'select(.state == "owned") | "\(.first) \(.node)"' "$f" 2>/dev/null
 	done | sort
 }
@@ -109,13 +109,14 @@ done
 # in the log; the next claim adopts the slice again from etcd.
 nrun node-a ADD "$(sconf dmg node-a)" d-1
 first=$(ips)
-rec=$(ls "$TMP/dmg/node-a/etcd-slices/owned/")
-printf '{"node":"node-a","state":' >"$TMP/dmg/node-a/etcd-slices/owned/$rec"
+own=$(echo "$TMP"/dmg/node-a/etcd-slices/*/owned)
+rec=$(ls "$own")
+printf '{"node":"node-a","state":' >"$own/$rec"
 nrun node-a ADD "$(sconf dmg node-a)" d-2
 ok "an ADD after its slice record was damaged succeeds" test "$RC" -eq 0
 like "$(cat "$TMP/stderr")" "$rec is damaged" "the log names the damaged record"
 ok "the slice is adopted again from etcd (its record parses)" \
-	jq -e '.state == "owned"' "$TMP/dmg/node-a/etcd-slices/owned/$rec" >/dev/null
+	jq -e '.state == "owned"' "$own/$rec" >/dev/null
 ok "and the address is another than the first ADD's" test "$(ips)" != "$first"
 # A slice key in etcd: ippool list refuses it naming the key, and no node
 # claims over it.

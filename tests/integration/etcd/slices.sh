@@ -162,6 +162,17 @@ ok "a slice size that is no prefix length: code 7" failed_with 7 '"x26"'
 nrun node-a ADD "$(sconf spell node-a 192.0.2.0/24 26 '"fast_ipam":true,"leader_lease_duration":1500')" c5
 ok "\"26\" (whereabouts takes it without the slash) and fast_ipam are accepted" test "$RC" -eq 0
 
+# One address space is sliced with one size throughout, or not at all.
+nrun node-a ADD "$(sconf len node-a 192.0.2.0/28 /30)" len-1
+nrun node-b ADD "$(sconf len node-b 192.0.2.0/28 /29)" len-2
+ok "a slice size other than the address space's: code 7" failed_with 7 "already divided into /30 slices"
+for i in $(seq 14); do
+	run ADD "$(conf slices '{"type":"ippool","store":'"$(estore "[\"$S\"]" "$PFX/mixed")"',"range":"192.0.2.0/28"}')" "pa-$i"
+done
+ok "the per-address path fills a /28" test "$(ips)" = 192.0.2.14/28
+nrun node-a ADD "$(sconf mixed node-a 192.0.2.0/28 /30)" mixed-1
+ok "then a slice of it is refused: code 7" failed_with 7 "holds addresses of the per-address path"
+
 # release-node: refused while the heartbeat is fresh, then --force; stale accepted.
 printf '{"dataDir":"%s","store":%s}' "$TMP/node-c" "$(estore "[\"$S\"]" "$PFX/four")" >"$TMP/r.conf"
 "$IPPOOL" release-node node-c --conf "$TMP/r.conf" >"$TMP/rn.out" 2>"$TMP/rn.err"
