@@ -99,14 +99,16 @@ static bool in_scope(const struct slice_rec *rec, const struct pool_range *r)
 	       !strcmp(rec->s.network, r->network) && (r->shared || !strcmp(rec->s.pool, r->pool));
 }
 
-/* This node's usable blocks of r's scope and slice length, in order. */
+/* This node's usable blocks of r's scope and slice length, in order (a
+ * record of another hostname, after a rename, is not this node's). */
 static size_t own_blocks(const struct slice_rec *recs, size_t n, const struct pool_range *r,
-			 int len, struct pool_span *out)
+			 const char *node, int len, struct pool_span *out)
 {
 	size_t k = 0;
 
 	for (size_t i = 0; i < n; i++)
-		if (!recs[i].releasing && recs[i].len == len && in_scope(&recs[i], r))
+		if (!recs[i].releasing && recs[i].len == len && in_scope(&recs[i], r) &&
+		    !strcmp(recs[i].s.node, node))
 			out[k++] = recs[i].s.span;
 	return k;
 }
@@ -156,7 +158,7 @@ static int reserve_locked(struct slicer *sl, const struct pool_owner *owner,
 	if (!ret && !own)
 		ret = -ENOMEM;
 	for (i = 0; !ret && i < n; i++) {
-		k = own_blocks(recs, n_recs, &r[i], sl->len, own);
+		k = own_blocks(recs, n_recs, &r[i], sl->node, sl->len, own);
 		if (r[i].has_want && !covers(own, k, r[i].want)) {
 			*need = (struct need){ i, true };
 			ret = 1;
