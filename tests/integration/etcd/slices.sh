@@ -162,6 +162,22 @@ ok "a slice size that is no prefix length: code 7" failed_with 7 '"x26"'
 nrun node-a ADD "$(sconf spell node-a 192.0.2.0/24 26 '"fast_ipam":true,"leader_lease_duration":1500')" c5
 ok "\"26\" (whereabouts takes it without the slash) and fast_ipam are accepted" test "$RC" -eq 0
 
+# CHECK and GC through slices.
+c=$(sconf vrb node-a 192.0.2.0/24 /26)
+nrun node-a ADD "$c" v-1
+p1=$OUT
+nrun node-a ADD "$c" v-2
+p2=$OUT
+nrun node-a CHECK "$(jq -c --argjson p "$p1" '. + {prevResult:$p}' <<<"$c")" v-1
+ok "CHECK finds a lease in a slice" test "$RC" -eq 0
+nrun node-a CHECK "$(jq -c --argjson p "$p2" '. + {prevResult:$p}' <<<"$c")" v-1
+ok "and fails when prevResult holds another address" failed_with 107
+nrun node-a GC "$(jq -c '.cniVersion = "1.1.0" | . + {"cni.dev/valid-attachments":[{"containerID":"v-1","ifname":"net1"}]}' <<<"$c")" gc
+ok "GC with v-1 valid succeeds" test "$RC" -eq 0
+printf '{"dataDir":"%s","store":%s}' "$TMP/node-a" "$(estore "[\"$S\"]" "$PFX/vrb")" >"$TMP/v.conf"
+is "$(on node-a "$IPPOOL" list --conf "$TMP/v.conf" | awk '/^  /{print $2}' | tr '\n' ' ')" "v-1 " \
+	"GC released v-2 in node-a's slice; ippool list shows v-1 alone"
+
 # One address space is sliced with one size throughout, or not at all.
 nrun node-a ADD "$(sconf len node-a 192.0.2.0/28 /30)" len-1
 nrun node-b ADD "$(sconf len node-b 192.0.2.0/28 /29)" len-2
