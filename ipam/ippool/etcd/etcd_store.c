@@ -721,23 +721,15 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	return ret ? ret : done ? 0 : LOST;
 }
 
-static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
-		      const struct pool_range *r, int n, struct pool_lease *out,
-		      struct cni_err *err)
+/* The per-address path: one transaction per ADD. */
+static int txn_reserve(struct estore *s, const struct pool_owner *owner,
+		       const struct pool_range *r, int n, struct pool_lease *out,
+		       struct cni_err *err)
 {
-	struct estore *s = (struct estore *)ps;
 	struct snap sn = { .n = 1 + (size_t)n };
 	unsigned int lost = 0;
 	int i, ret = 0;
 
-	if (check_key(&owner->key, err))
-		return -EINVAL;
-	if (n < 1 || n > POOL_MAX_RANGES) {
-		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
-		return -EINVAL;
-	}
-	if (s->sl.len)
-		return slice_reserve(&s->sl, owner, r, n, out, err);
 	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
 	if (owner->cni_network[0])
 		layout_gc_key(s->conf.prefix, s->node, owner, sn.gc_key);
@@ -762,6 +754,22 @@ static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
 	if (ret > 0)
 		return contention(s, r[0].desc, err);
 	return ret;
+}
+
+static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
+			const struct pool_range *r, int n, struct pool_lease *out,
+			struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+
+	if (check_key(&owner->key, err))
+		return -EINVAL;
+	if (n < 1 || n > POOL_MAX_RANGES) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
+		return -EINVAL;
+	}
+	return s->sl.len ? slice_reserve(&s->sl, owner, r, n, out, err) :
+			   txn_reserve(s, owner, r, n, out, err);
 }
 
 /* ---- lookup, gc, list, status ---- */
