@@ -217,6 +217,14 @@ char *slice_value(const struct slice_rec *rec, bool record)
 	return json_print_free(o, ok ? 0 : -ENOMEM);
 }
 
+/* A time in unix seconds: not negative, and exact in a double (a JSON
+ * number is one), so that writing it again gives the same. */
+static bool time_of(const cJSON *o, const char *name, int64_t *out)
+{
+	return json_int64(cJSON_GetObjectItemCaseSensitive(o, name), out) && *out >= 0 &&
+	       *out <= (int64_t)1 << 53;
+}
+
 static bool copy(const cJSON *o, const char *name, char *out, size_t size)
 {
 	const char *v = cJSON_GetStringValue(cJSON_GetObjectItemCaseSensitive(o, name));
@@ -271,7 +279,7 @@ int slice_parse(const char *value, bool record, struct slice_rec *rec)
 	     (env_valid_id(rec->s.network) || !strcmp(rec->s.network, "_")) &&
 	     copy(o, "pool", rec->s.pool, sizeof(rec->s.pool)) && cJSON_IsBool(shared) &&
 	     parse_block(o, rec) &&
-	     json_int64(cJSON_GetObjectItemCaseSensitive(o, "claimed"), &rec->claimed) &&
+	     time_of(o, "claimed", &rec->claimed) &&
 	     parse_state(o, record, &rec->releasing);
 	rec->shared = cJSON_IsTrue(shared);
 	/* "first" is the block's own first address, not one inside it. */
@@ -299,7 +307,7 @@ int slice_parse_heartbeat(const char *value, char node[LAYOUT_NODE_MAX], int64_t
 	cJSON *o = cJSON_Parse(value);
 	bool ok = cJSON_IsObject(o) && copy(o, "node", node, LAYOUT_NODE_MAX) &&
 		  slice_valid_node(node) &&
-		  json_int64(cJSON_GetObjectItemCaseSensitive(o, "time"), time);
+		  time_of(o, "time", time);
 
 	cJSON_Delete(o);
 	if (!ok) {
