@@ -217,12 +217,12 @@ char *slice_value(const struct slice_rec *rec, bool record)
 	return json_print_free(o, ok ? 0 : -ENOMEM);
 }
 
-/* A time in unix seconds: not negative, and exact in a double (a JSON
- * number is one), so that writing it again gives the same. */
+/* A time in unix seconds: not negative, and of at most 15 digits, which
+ * cJSON prints back exactly (it prints numbers with %.15g). */
 static bool time_of(const cJSON *o, const char *name, int64_t *out)
 {
 	return json_int64(cJSON_GetObjectItemCaseSensitive(o, name), out) && *out >= 0 &&
-	       *out <= (int64_t)1 << 53;
+	       *out < 1000000000000000;
 }
 
 static bool copy(const cJSON *o, const char *name, char *out, size_t size)
