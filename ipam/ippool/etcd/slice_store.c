@@ -196,21 +196,20 @@ static bool find_rec(const struct slice_rec *recs, size_t n, const struct slice_
 
 struct adopt {
 	struct slicer *sl;
-	struct slice_rec *recs;
+	struct slice_rec *recs;	/* the node's records */
 	size_t n;
+	struct slice_rec *want;	/* index entries they lack */
+	size_t n_want;
 };
 
-/* One entry of the node's index: recorded locally unless it already is,
- * once the slice key itself confirms it. */
+/* One entry of the node's index: kept for adoption when no record has it. */
 static int adopt_one(const struct etcd_kv *kv, void *arg, struct cni_err *err)
 {
 	struct adopt *a = arg;
 	struct slicer *sl = a->sl;
 	char skey[KEY_MAX], tkey[KEY_MAX];
-	struct slice_rec rec;
+	struct slice_rec rec, *w;
 	struct pool_range scope;
-	struct etcd_kvs cur = { 0 };
-	int ret;
 
 	if (slice_parse(kv->value, false, &rec) || strcmp(rec.s.node, sl->node)) {
 		log_error("etcd %s: damaged slice index entry %.*s: left alone",
@@ -222,30 +221,65 @@ static int adopt_one(const struct etcd_kv *kv, void *arg, struct cni_err *err)
 	slice_node_key(sl->prefix, sl->node, skey, tkey);
 	if (strcmp(tkey, kv->key) || find_rec(a->recs, a->n, &rec))
 		return 0;
-	ret = etcd_range(sl->e, skey, NULL, 0, &cur, err);
-	if (!ret && cur.n && !strcmp(cur.kv[0].value, kv->value)) {
+	w = realloc(a->want, (a->n_want + 1) * sizeof(*w));
+	if (!w) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
+		return -ENOMEM;
+	}
+	a->want = w;
+	a->want[a->n_want++] = rec;
+	return 0;
+}
+
+/* Records rec if the slice key still says it is this node's and no record
+ * has appeared meanwhile; the lock held, so no give-back runs between the
+ * look and the write. */
+static int adopt_locked(struct slicer *sl, const struct slice_rec *rec, struct cni_err *err)
+{
+	char skey[KEY_MAX], *v = slice_value(rec, false);
+	struct slice_rec *recs = NULL;
+	struct pool_range scope;
+	struct etcd_kvs cur = { 0 };
+	size_t n = 0;
+	int ret = v ? owned_read(sl->fd, sl->root, &recs, &n, err) : -ENOMEM;
+
+	slice_scope(rec, &scope);
+	slice_key(sl->prefix, &scope, rec->s.span.first, skey);
+	if (!ret && !find_rec(recs, n, rec))
+		ret = etcd_range(sl->e, skey, NULL, 0, &cur, err);
+	if (!ret && cur.n && !strcmp(cur.kv[0].value, v)) {
 		log_info("etcd store: adopting slice %s, claimed by %s but not recorded", skey,
 			 sl->node);
-		ret = owned_write(sl->fd, sl->root, &rec, err);
+		ret = owned_write(sl->fd, sl->root, rec, err);
 	}
+	if (ret == -ENOMEM)
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
 	etcd_kvs_release(&cur);
+	free(recs);
+	free(v);
 	return ret;
 }
 
-/* Adoption: what etcd says this node owns and its records lack. */
+/* Adoption: what etcd says this node owns and its records lack (a claim
+ * killed between its transaction and its record). The index is read
+ * without the lock: ADDs from slices with room never wait for etcd. */
 static int sync_owned(struct slicer *sl, struct cni_err *err)
 {
-	struct adopt a = { sl, NULL, 0 };
+	struct adopt a = { sl, NULL, 0, NULL, 0 };
 	char dir[KEY_MAX];
-	int ret = owned_lock(sl->fd, sl->root, sl->timeout_ms, err);
+	int ret = owned_read(sl->fd, sl->root, &a.recs, &a.n, err);
 
-	if (ret)
-		return ret;
-	ret = owned_read(sl->fd, sl->root, &a.recs, &a.n, err);
 	slice_node_dir(sl->prefix, sl->node, dir);
 	if (!ret)
 		ret = etcd_each(sl->e, dir, 500, adopt_one, &a, err);
-	owned_unlock(sl->fd);
+	for (size_t i = 0; !ret && i < a.n_want; i++) {
+		ret = owned_lock(sl->fd, sl->root, sl->timeout_ms, err);
+		if (ret)
+			break;
+		ret = adopt_locked(sl, &a.want[i], err);
+		owned_unlock(sl->fd);
+	}
+	free(a.want);
 	free(a.recs);
 	return ret;
 }
@@ -627,48 +661,87 @@ static int still_ours(struct slicer *sl, const struct slice_rec *rec, char *skey
 	return ret;
 }
 
-/* A give-back, each step crash-safe: the record says releasing (from here
- * on nothing is allocated from the slice), the slice key goes if it still
- * names this node, then the record. etcd is asked first, so that a node
- * cut off from it keeps its empty slices usable. */
-static int give_back(struct slicer *sl, struct slice_rec *rec, struct cni_err *err)
+/* Marks rec releasing if it still holds nothing, the lock held (no ADD
+ * allocates from it meanwhile, none after); *marked says whether. */
+static int mark_releasing(struct slicer *sl, struct slice_rec *rec, bool *marked,
+			  struct cni_err *err)
 {
-	char skey[KEY_MAX], tkey[KEY_MAX], *value;
-	bool done = true;
-	int ret = still_ours(sl, rec, skey, &value, err);
+	size_t held;
+	int ret = owned_lock(sl->fd, sl->root, sl->timeout_ms, err);
 
-	if (!ret && !rec->releasing) {
+	*marked = false;
+	if (ret)
+		return ret;
+	ret = held_in(sl, rec, &held, err);
+	if (!ret && !held) {
 		rec->releasing = true;
 		ret = owned_write(sl->fd, sl->root, rec, err);
+		*marked = !ret;
 	}
-	slice_node_key(sl->prefix, sl->node, skey, tkey);
-	if (!ret && value) {
-		struct etcd_cmp cmp = { .key = skey, .target = ETCD_VALUE, .value = value };
-		struct etcd_op ops[2] = { { .type = ETCD_DELETE, .key = skey },
-					  { .type = ETCD_DELETE, .key = tkey } };
-		struct etcd_txn txn = { &cmp, 1, ops, 2, NULL, 0 };
+	owned_unlock(sl->fd);
+	return ret;
+}
 
-		ret = etcd_txn(sl->e, &txn, &done, NULL, 0, err);
-	}
-	free(value);
+/* The slice key and the node's index entry go, comparing the value read. */
+static int delete_slice(struct slicer *sl, const char *skey, const char *value,
+			struct cni_err *err)
+{
+	char tkey[KEY_MAX];
+	struct etcd_cmp cmp = { .key = skey, .target = ETCD_VALUE, .value = value };
+	struct etcd_op ops[2] = { { .type = ETCD_DELETE, .key = skey },
+				  { .type = ETCD_DELETE, .key = tkey } };
+	struct etcd_txn txn = { &cmp, 1, ops, 2, NULL, 0 };
+	bool done = false;
+	int ret;
+
+	slice_node_key(sl->prefix, sl->node, skey, tkey);
+	ret = etcd_txn(sl->e, &txn, &done, NULL, 0, err);
 	if (!ret && !done) {
 		cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s: slice %s changed while given back",
 			    etcd_endpoint(sl->e), skey);
 		return -EAGAIN;
 	}
-	if (!ret)
-		log_info("etcd store: node %s gave back slice %s", sl->node, skey);
-	return ret ? ret : owned_remove(sl->fd, sl->root, rec, err);
+	return ret;
+}
+
+/* A give-back of an empty slice, each step crash-safe: etcd is asked
+ * whether the slice key still names this node (a node cut off from etcd
+ * keeps its empty slices usable), the record is marked releasing (from
+ * then on nothing is allocated from it), the slice key goes if it named
+ * this node, then the record. *done says whether it went. No lock is held
+ * while etcd is asked. */
+static int give_back(struct slicer *sl, struct slice_rec *rec, bool *done, struct cni_err *err)
+{
+	char skey[KEY_MAX], *value = NULL;
+	bool marked = rec->releasing;
+	int ret = still_ours(sl, rec, skey, &value, err);
+
+	if (!ret && !marked)
+		ret = mark_releasing(sl, rec, &marked, err);
+	if (!ret && marked && value)
+		ret = delete_slice(sl, skey, value, err);
+	free(value);
+	*done = !ret && marked;
+	if (!*done)
+		return ret;
+	log_info("etcd store: node %s gave back slice %s", sl->node, skey);
+	ret = owned_lock(sl->fd, sl->root, sl->timeout_ms, err);
+	if (!ret) {
+		ret = owned_remove(sl->fd, sl->root, rec, err);
+		owned_unlock(sl->fd);
+	}
+	return ret;
 }
 
 /* Every empty slice of this node goes back (releasing ones are finished);
- * fn for each. The lock is held throughout: no ADD allocates meanwhile. */
-static int tidy_locked(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *arg,
-		       struct cni_err *err)
+ * fn for each. */
+static int tidy_all(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *arg,
+		    struct cni_err *err)
 {
 	struct slice_rec *recs = NULL;
 	struct pool_slice ps;
 	size_t n = 0, held = 0;
+	bool done;
 	int ret = owned_read(sl->fd, sl->root, &recs, &n, err);
 
 	for (size_t i = 0; !ret && i < n; i++) {
@@ -676,10 +749,11 @@ static int tidy_locked(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *
 			ret = held_in(sl, &recs[i], &held, err);
 		if (ret || (!recs[i].releasing && held))
 			continue;
+		done = dry_run;
 		if (!dry_run)
-			ret = give_back(sl, &recs[i], err);
+			ret = give_back(sl, &recs[i], &done, err);
 		ps = recs[i].s;
-		if (!ret && fn)
+		if (!ret && done && fn)
 			ret = fn(&ps, arg);
 	}
 	free(recs);
@@ -694,13 +768,7 @@ int slice_tidy(struct slicer *sl, bool dry_run, pool_slice_fn fn, void *arg, str
 		return 0;
 	if (!ret && !dry_run)
 		ret = sync_owned(sl, err);
-	if (!ret)
-		ret = owned_lock(sl->fd, sl->root, sl->timeout_ms, err);
-	if (ret)
-		return ret;
-	ret = tidy_locked(sl, dry_run, fn, arg, err);
-	owned_unlock(sl->fd);
-	return ret;
+	return ret ? ret : tidy_all(sl, dry_run, fn, arg, err);
 }
 
 /* DEL: locally, then the slices it left empty go back when etcd answers;
@@ -716,12 +784,9 @@ int slice_release(struct slicer *sl, const struct pool_key *key, struct cni_err 
 		ret = sl->local->ops->release(sl->local, key, err);
 	if (ret || !sl->len)
 		return ret;
-	if (owned_lock(sl->fd, sl->root, sl->timeout_ms, &later))
-		return 0;
-	if (tidy_locked(sl, false, NULL, NULL, &later))
+	if (tidy_all(sl, false, NULL, NULL, &later))
 		log_info("DEL %s %s: an empty slice stays for now: %s", key->containerid,
 			 key->ifname, later.msg);
-	owned_unlock(sl->fd);
 	return 0;
 }
 
