@@ -107,6 +107,25 @@ for k in "${!got[@]}"; do
 done
 is "$bad" 0 "node-a's addresses all lie in its 2 slices"
 
+# etcd frozen (SIGSTOP): an ADD that needs a slice waits for etcd until its
+# budget is spent; meanwhile ADDs from the node's slices with room do not
+# wait behind it.
+slow=$(conf slices '{"type":"ippool","dataDir":"'"$TMP/node-a"'","store":'"$(estore "[\"$S\"]" "$PFX/four" '"timeout_ms":6000')"',"range":"203.0.113.0/24","node_slice_size":"/27"}')
+nrun node-a DEL "$(sconf four node-a 198.51.100.0/24 /27)" node-a-2
+unset 'got[node-a-2]'
+etcd_pause "$S_PID"
+(nrun node-a ADD "$slow" slow-1; echo "$RC $OUT" >"$TMP/slow") &
+slow_pid=$!
+sleep 0.5
+nrun node-a ADD "$(sconf four node-a 198.51.100.0/24 /27)" node-a-63
+ok "with etcd frozen, an ADD from node-a's slice with room succeeds" test "$RC" -eq 0
+got[node-a-63]=$(ips | cut -d/ -f1)
+ok "while node-a's ADD that needs a new slice is still waiting for etcd" kill -0 "$slow_pid"
+wait "$slow_pid"
+ok "which then fails with 11" test "$(cut -d' ' -f1 "$TMP/slow")" = 1 -a "$(sed 's/^[^ ]* //' "$TMP/slow" | jq -r .code)" = 11
+etcd_resume "$S_PID"
+etcd_wait "$S" "$S_DIR" || true
+
 # A /28 in /30 slices over 4 nodes, one ADD per node per round: 4 slices,
 # 14 usable addresses, then 110 for the nodes whose slice is full.
 declare -A small=()
@@ -202,5 +221,13 @@ put "$S" "$PFX/four/h/node-d" '{"node":"node-d","time":1000}'
 "$IPPOOL" release-node node-d --conf "$TMP/r.conf" >"$TMP/rn.out" 2>"$TMP/rn.err"
 ok "release-node of a node with a stale heartbeat succeeds" test $? -eq 0
 is "$(grep -c '^freed slice' "$TMP/rn.out")" 1 "freeing its one slice"
+# A node's leases of the per-address path go too (GC's index finds them).
+pa=$(conf slices '{"type":"ippool","network_name":"pa","store":'"$(estore "[\"$S\"]" "$PFX/four")"',"range":"192.0.2.0/24"}')
+nrun node-g ADD "$pa" pa-1
+nrun node-h ADD "$pa" pa-2
+"$IPPOOL" release-node node-g --conf "$TMP/r.conf" >"$TMP/rn.out" 2>"$TMP/rn.err"
+ok "release-node of a node that never had a heartbeat succeeds" test $? -eq 0
+is "$(cat "$TMP/rn.out")" "freed lease pa-1 net1: 192.0.2.1" "and prints the lease it freed"
+is "$(held "$S" "$PFX/four" | grep '^192\.0\.2\.' | tr '\n' ' ')" "192.0.2.2 " "only node-h's lease is held now"
 
 done_testing
