@@ -16,13 +16,17 @@
  * Who owns a slice lives in etcd (slice_layout.h); which address in it is
  * held lives in a local store under <dataDir>/etcd-slices/<hash of the
  * prefix>, given each range with everything outside this node's slices
- * added to its skip. A claim is
- * one transaction creating the slice key (then the local record); a
- * give-back marks the record releasing, deletes the key if it still names
- * this node, then drops the record. A crash between a claim's two steps is
- * mended by adoption: every claim first reads the node's index P/t/<node>/
- * and records what it lacks. The owned/ directory's lock orders
- * allocations against give-backs on the node.
+ * added to its skip. A claim is one transaction creating the slice key,
+ * then the node's record; a give-back marks the record releasing, deletes
+ * the key if it still names this node, then drops the record. A crash
+ * between a claim's two steps is mended by adoption: every claim first
+ * reads the node's index P/t/<node>/ and records what it lacks.
+ *
+ * The owned/ directory's lock orders the node's allocations (records read,
+ * local reserve) against a give-back's mark; no etcd request is made with
+ * it held, so ADDs from slices with room never wait for etcd. Finding a
+ * free slice reads the claimed ones a page at a time from where the node's
+ * hash falls: work in the number of slices, only when a node needs one.
  */
 #define PAGE 64
 #define KEY_MAX LAYOUT_KEY_MAX
