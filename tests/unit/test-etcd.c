@@ -619,6 +619,8 @@ static const struct {
 	  NULL, NULL },
 	{ LEASE_HEAD NETNS_ID("4", "4026532174", "36") "}", -EINVAL, NULL, NULL },
 	{ LEASE_HEAD ",\"netns\":\"/run/netns/x\",\"netnsIno\":4026532174}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netns\":\"/run/netns/x\",\"netnsIno\":4026532174,\"bootID\":\"" BOOT "\"}", -EINVAL,
+	  NULL, NULL },
 };
 
 START_TEST(lease_versions)

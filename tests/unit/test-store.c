@@ -325,6 +325,7 @@ static const char *const bad_netns[] = {
 	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\nboot_id " BOOT "\n" "netns_ino 1\n"),
 	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\n"),	/* no boot: a part missing */
 	NS_LEASE("netns /run/netns/x\nboot_id " BOOT "\n"),
+	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\nboot_id " BOOT "\n"),	/* dev 0, but no line */
 };
 
 START_TEST(test_bad_netns)

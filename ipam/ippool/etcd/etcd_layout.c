@@ -302,10 +302,14 @@ static bool copy_optional_u64(const cJSON *o, const char *name, uint64_t *out)
 }
 
 /* The netns keys: absent in leases of older versions, checked as every
- * store's lease records are. */
+ * store's lease records are; the three of the identity only together. */
 static bool parse_netns(const cJSON *o, struct pool_owner *w)
 {
-	return copy_optional(o, "netns", w->netns, sizeof(w->netns)) &&
+	int ids = !!cJSON_GetObjectItemCaseSensitive(o, "netnsDev") +
+		  !!cJSON_GetObjectItemCaseSensitive(o, "netnsIno") +
+		  !!cJSON_GetObjectItemCaseSensitive(o, "bootID");
+
+	return (ids == 0 || ids == 3) && copy_optional(o, "netns", w->netns, sizeof(w->netns)) &&
 	       copy_optional_u64(o, "netnsDev", &w->ns.dev) &&
 	       copy_optional_u64(o, "netnsIno", &w->ns.ino) &&
 	       copy_optional(o, "bootID", w->ns.boot, sizeof(w->ns.boot)) &&

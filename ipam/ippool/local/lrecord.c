@@ -225,8 +225,10 @@ int lrec_lease_parse(const char *buf, size_t len, struct lrec_lease *s)
 			ret = lease_owner(&p, end, key, o, &seen);
 	}
 	/* containerid, ifname and created are there; the CNI network, the
-	 * netns lines (older versions wrote none) and pod lines may be left out. */
-	if (ret || (seen & 0x43) != 0x43 || !s->l.n_addrs || !env_valid_id(o->key.containerid) ||
+	 * netns lines (older versions wrote none) and pod lines may be left out,
+	 * the three of the netns's identity only together. */
+	if (ret || (seen & 0x43) != 0x43 || ((seen & 0x700) && (seen & 0x700) != 0x700) ||
+	    !s->l.n_addrs || !env_valid_id(o->key.containerid) ||
 	    !env_valid_ifname(o->key.ifname) || (o->cni_network[0] && !env_valid_id(o->cni_network)) ||
 	    !pool_owner_netns_valid(o)) {
 		memset(s, 0, sizeof(*s));
