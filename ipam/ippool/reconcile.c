@@ -245,9 +245,10 @@ static int run_init(struct run *r, struct cni_err *err)
 {
 	int ret;
 
-	if (gethostname(r->node, sizeof(r->node) - 1) < 0) {
-		cni_err_set(err, CNI_ERR_IO, "cannot read the hostname: %s", strerror(errno));
-		return -errno;
+	ret = gethostname(r->node, sizeof(r->node) - 1) < 0 ? -errno : 0;
+	if (ret) {
+		cni_err_set(err, CNI_ERR_IO, "cannot read the hostname: %s", strerror(-ret));
+		return ret;
 	}
 	ret = nsident_boot(r->boot);
 	if (ret)
