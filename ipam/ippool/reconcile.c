@@ -120,7 +120,7 @@ static void free_one(struct pool_store *s, struct run *r, struct item *it)
 	}
 	if (!ret)
 		ret = judge(r, &now, it);
-	if (!ret && it->verdict != JUDGE_GONE)
+	if (!ret && (it->verdict != JUDGE_GONE || !judge_ours(&now.owner, r->node)))
 		return;
 	if (!ret)
 		ret = s->ops->release(s, &it->key, &err);
