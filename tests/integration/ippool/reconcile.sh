@@ -132,6 +132,30 @@ for args in "--grace -1" "--grace 1x" "--grace" "--bogus" "extra" "--grace 99999
 		-a -n "$(grep -F 'usage: ippool reconcile' <<<"$RERR")"
 done
 
+# a release that cannot be done now: failed, named, left for the next run
+if local_store; then
+	L=$TMP/locked
+	LC=$(conf lk '{"type":"ippool","dataDir":"'$L'","store":{"type":"local","timeout_ms":100},"range":"192.0.2.0/24"}')
+	ns_add l
+	ok "ADD of a pod whose netns goes away" eval 'NETNS=$(ns_path l) add_is "$LC" pl 192.0.2.1/24'
+	ns_del l
+	printf '{"dataDir":"%s","store":{"type":"local","timeout_ms":100}}' "$L" >"$TMP/locked.conf"
+	flock -x "$L/state" sleep 5 &
+	locker=$!
+	PIDS+=("$locker")
+	sleep 0.5
+	ROUT=$("$IPPOOL" reconcile --conf "$TMP/locked.conf" --grace 0 --json)
+	is "$? $(j "d['freed'], d['failed']") $(what pl)" "1 (0, 1) gone failed" \
+		"a release that cannot take the store's lock: exit 1, counted as failed"
+	like "$(j "[l['error'] for l in d['leases'] if l['containerID'] == 'pl'][0]")" \
+		"local store $L: waited" "the lease names the store's error"
+	ROUT=$("$IPPOOL" reconcile --conf "$TMP/locked.conf" --grace 0)
+	like "$ROUT" "  error: local store $L: waited" "the table shows it under the lease"
+	wait "$locker"
+	ROUT=$("$IPPOOL" reconcile --conf "$TMP/locked.conf" --grace 0 --json)
+	is "$? $(j "d['freed'], d['failed']") $(what pl)" "0 (1, 0) gone freed" "the next run frees it"
+fi
+
 # a reboot: another boot id, every netns of the old boot gone with it
 if local_store; then
 	# a lease an ippool before netns recording wrote (a fuzz seed kept from
