@@ -44,8 +44,8 @@ lease_of() {
 ns_add a
 ns_add b
 ns_add x
-ok "ADD of a live pod on this node" eval 'NETNS=$(ns_path a) add_is "$C" pa 192.0.2.1/24'
-ok "ADD of a pod on this node whose netns goes away" eval 'NETNS=$(ns_path b) add_is "$C" pb 192.0.2.2/24'
+ok "ADD of a live pod on this node" add_in "$(ns_path a)" "$C" pa 192.0.2.1/24
+ok "ADD of a pod on this node whose netns goes away" add_in "$(ns_path b)" "$C" pb 192.0.2.2/24
 add_on "$OTHER" px "$(ns_path x)"
 is "$(ips)" "192.0.2.3/24" "ADD of a pod on node $OTHER"
 is "$(lease_of px | jq -r '.node, .netns')" "$OTHER
@@ -83,7 +83,7 @@ is "$(held "$EP" "$PFX/r" | tr '\n' ' ')" "192.0.2.3 " "only the old lease's add
 
 # damaged lease values: the whole run stops before releasing anything
 ns_add g
-ok "ADD of a pod whose netns goes away" eval 'NETNS=$(ns_path g) add_is "$C" pg 192.0.2.1/24'
+ok "ADD of a pod whose netns goes away" add_in "$(ns_path g)" "$C" pg 192.0.2.1/24
 ns_del g
 good=$(lease_of pg)
 for damage in '.netns = "var/run/netns/x"' '.bootID = "6c1d0e2f"' '.netnsIno = -1' '.netnsIno = 0' \

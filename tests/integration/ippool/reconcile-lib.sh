@@ -3,6 +3,7 @@
 # and processes made for pods (all gone at exit: rc_cleanup), reconcile runs
 # and their --json read with python3.
 # shellcheck shell=bash
+# shellcheck disable=SC2034 # ROUT, RERR and RRC are read by the tests
 # Reads TMP and IPPOOL (lib.sh) and $TMP/rc.conf, the store reconcile works on.
 
 # Names of this run's netns, and the processes it starts: all gone at exit.
@@ -21,6 +22,12 @@ ns_add() {
 }
 ns_del() { ip netns del "$NSP$1"; }
 ns_path() { printf '/var/run/netns/%s' "$NSP$1"; }
+
+# add_in NETNS_PATH CONFIG CID ADDRESS: an ADD for CID with CNI_NETNS
+# NETNS_PATH gets ADDRESS (add_is, lib.sh).
+add_in() {
+	NETNS=$1 add_is "$2" "$3" "$4"
+}
 
 # reconcile ARGS...: into ROUT (stdout), RERR (stderr), RRC (exit status).
 reconcile() {

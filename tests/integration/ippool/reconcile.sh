@@ -24,7 +24,7 @@ printf '{%s}' "$(store r)" >"$TMP/rc.conf"
 
 # pod CID NETNS_PATH ADDRESS: an ADD for CID in that netns gets ADDRESS.
 pod() {
-	NETNS=$2 add_is "$C" "$1" "$3/24"
+	add_in "$2" "$C" "$1" "$3/24"
 }
 
 held() { reserved r | tr '\n' ' '; }
@@ -135,9 +135,9 @@ done
 # a release that cannot be done now: failed, named, left for the next run
 if local_store; then
 	L=$TMP/locked
-	LC=$(conf lk '{"type":"ippool","dataDir":"'$L'","store":{"type":"local","timeout_ms":100},"range":"192.0.2.0/24"}')
+	LC=$(conf lk '{"type":"ippool","dataDir":"'"$L"'","store":{"type":"local","timeout_ms":100},"range":"192.0.2.0/24"}')
 	ns_add l
-	ok "ADD of a pod whose netns goes away" eval 'NETNS=$(ns_path l) add_is "$LC" pl 192.0.2.1/24'
+	ok "ADD of a pod whose netns goes away" add_in "$(ns_path l)" "$LC" pl 192.0.2.1/24
 	ns_del l
 	printf '{"dataDir":"%s","store":{"type":"local","timeout_ms":100}}' "$L" >"$TMP/locked.conf"
 	flock -x "$L/state" sleep 5 &
@@ -161,10 +161,10 @@ if local_store; then
 	# a lease an ippool before netns recording wrote (a fuzz seed kept from
 	# then): never freed, marked in list
 	O=$TMP/old
-	mkdir -p -m 700 "$O/leases"
+	mkdir -p "$O/leases" && chmod 700 "$O" "$O/leases"
 	install -m 600 "$(dirname "$0")/../../fuzz/corpus/local/lease-v4-before-netns" "$O/leases/c1:net1"
-	OC=$(conf seed '{"type":"ippool","dataDir":"'$O'","range":"192.0.2.0/24","network_name":"rdma-net"}')
-	ok "ADD next to the old lease gets the lowest address" eval 'NETNS=$(ns_path a) add_is "$OC" n1 192.0.2.1/24'
+	OC=$(conf seed '{"type":"ippool","dataDir":"'"$O"'","range":"192.0.2.0/24","network_name":"rdma-net"}')
+	ok "ADD next to the old lease gets the lowest address" add_in "$(ns_path a)" "$OC" n1 192.0.2.1/24
 	ok "the next one skips the old lease's 192.0.2.2 (its netns is not there)" add_is "$OC" n2 "192.0.2.3/24"
 	printf '{"dataDir":"%s"}' "$O" >"$TMP/old.conf"
 	ok "list marks the old lease: no netns recorded" \
