@@ -177,6 +177,8 @@ static const struct {
 	{ "boot_id", offsetof(struct pool_owner, ns.boot), NSIDENT_BOOT_MAX, TEXT },
 };
 #define N_OWNER_LINES (sizeof(owner_lines) / sizeof(owner_lines[0]))
+#define REQUIRED_LINES 0x43u	/* containerid, ifname, created */
+#define NS_ID_LINES 0x700u	/* netns_dev, netns_ino, boot_id: all or none */
 
 /* One "<key> <value>\n" line of the owner; seen: the lines already read. */
 static int lease_owner(const char **p, const char *end, const char *key, struct pool_owner *o,
@@ -227,7 +229,8 @@ int lrec_lease_parse(const char *buf, size_t len, struct lrec_lease *s)
 	/* containerid, ifname and created are there; the CNI network, the
 	 * netns lines (older versions wrote none) and pod lines may be left out,
 	 * the three of the netns's identity only together. */
-	if (ret || (seen & 0x43) != 0x43 || ((seen & 0x700) && (seen & 0x700) != 0x700) ||
+	if (ret || (seen & REQUIRED_LINES) != REQUIRED_LINES ||
+	    ((seen & NS_ID_LINES) && (seen & NS_ID_LINES) != NS_ID_LINES) ||
 	    !s->l.n_addrs || !env_valid_id(o->key.containerid) ||
 	    !env_valid_ifname(o->key.ifname) || (o->cni_network[0] && !env_valid_id(o->cni_network)) ||
 	    !pool_owner_netns_valid(o)) {
