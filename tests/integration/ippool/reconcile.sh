@@ -172,6 +172,8 @@ if local_store; then
 	ROUT=$("$IPPOOL" reconcile --conf "$TMP/old.conf" --grace 0 --json)
 	is "$? $(what c1) $(what n2) $(j "d['freed']")" "0 unknown kept unknown kept 0" \
 		"reconcile never frees the old lease, nor one whose netns was not there at ADD"
+	ROUT=$("$IPPOOL" reconcile --data-dir "$O" --grace 0 --json)
+	is "$? $(what c1) $(j "len(d['leases'])")" "0 unknown kept 3" "--data-dir names the local store as list's does"
 	ok "list marks that one too" grep -Eq '^  192\.0\.2\.3 +n2 net1 .* seed \(none\)$' \
 		<("$IPPOOL" list --conf "$TMP/old.conf")
 fi
