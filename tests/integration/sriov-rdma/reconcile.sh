@@ -1,47 +1,14 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # sriov-rdma reconcile: what pods that died without DEL left is undone as DEL would (several networks, separate and shared dataDirs); live pods, busy VFs, young and unknown attachments are left; --dry-run and a second run change nothing; a failed undo is named and retried; after a simulated reboot the node is as before the pods.
-# It runs in a mount namespace of its own, where the node-wide VF locks and
-# the default dataDir are this run's tmpfs: reconcile looks at every
-# attachment of the node, and the tests running beside this one have theirs.
-if [ -z "${T_OWN_MOUNTS:-}" ] && [ "$(id -u)" -eq 0 ] && command -v unshare >/dev/null; then
-	T_OWN_MOUNTS=1 exec unshare -m --propagation private bash "$0" "$@"
-fi
+# shellcheck source-path=SCRIPTDIR source=../lib/own-node.sh
+. "$(dirname "$0")/../lib/own-node.sh"
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
-[ -n "${T_OWN_MOUNTS:-}" ] || skip_all "unshare not installed"
 [ -x "$IPPOOL" ] || skip_all "ippool not built"
-DEFAULT_DIR=/var/lib/cni/sriov-rdma
-mkdir -p "$T_LOCK_DIR" /var/lib/cni &&
-	mount -t tmpfs -o mode=0755 "${P}locks" "$T_LOCK_DIR" &&
-	mount -t tmpfs -o mode=0755 "${P}lib" /var/lib/cni || skip_all "cannot mount a tmpfs"
-command -v python3 >/dev/null || skip_all "python3 not installed"
+own_node
 IPAM=ippool
 fx_setup --vfs 6 --vf-info
-
-# reconcile ARGS...: sriov-rdma reconcile as the node agent runs it (no
-# CNI_* in its environment), the simulator preloaded. Sets OUT and RC.
-reconcile() {
-	fx_sync
-	T_LAST="sriov-rdma reconcile $*"
-	OUT=$(timeout -k 5 "$T_TIMEOUT" env -u CNI_COMMAND LD_PRELOAD="$RDMASIM_LIB" \
-		"$SRIOV_RDMA" reconcile "$@" 2>"$TMP/stderr")
-	RC=$?
-}
-
-# item CID IFNAME: "verdict/action" of that attachment in the last --json output.
-item() {
-	jq -r --arg c "$1" --arg i "$2" \
-		'.attachments[] | select(.containerID == $c and .ifname == $i) | "\(.verdict)/\(.action)"' \
-		<<<"$OUT"
-}
-
-# counts: "undone failed" of the last --json output, and how many it lists.
-counts() {
-	python3 -c 'import json, sys; d = json.load(sys.stdin)
-assert set(d) == {"dryRun", "grace", "undone", "failed", "attachments"}, d
-print(d["undone"], d["failed"], len(d["attachments"]), d["dryRun"], d["grace"])' <<<"$OUT"
-}
 
 # netconf NAME DIR VF [JQ]: network NAME's config for VF, its state in DIR
 # ("" the default); each network has a subnet of its own.
@@ -236,6 +203,24 @@ OUT=$(env -u CNI_COMMAND "$SRIOV_RDMA" reconsile 2>&1)
 is "$?" 2 "usage: an unknown argv command exits 2"
 like "$OUT" "usage: sriov-rdma reconcile" "usage: an unknown argv command prints the usage"
 
+# other_boot ARGS...: reconcile as after a reboot: another boot id
+# (a file bind-mounted over the kernel's, in a mount namespace of its own).
+other_boot() {
+	echo 0f0e0d0c-0b0a-4908-8706-050403020100 >"$TMP/boot_id"
+	fx_sync
+	T_LAST="sriov-rdma reconcile $* (another boot id)"
+	OUT=$(timeout -k 5 "$T_TIMEOUT" env -u CNI_COMMAND LD_PRELOAD="$RDMASIM_LIB" unshare -m \
+		sh -c 'mount --bind "$1" /proc/sys/kernel/random/boot_id && shift && exec "$@"' \
+		sh "$TMP/boot_id" "$SRIOV_RDMA" reconcile "$@" 2>"$TMP/stderr")
+	RC=$?
+}
+
+# a netns recorded in another boot is gone, whatever its path names now
+other_boot --dry-run --json
+is "$RC/$(item "$c2" net1)" 0/gone/would-undo "another boot: the pod alive in this one is judged gone"
+reconcile --dry-run --json
+is "$(item "$c2" net1)" live/kept "this boot: it is live"
+
 # ---- reboot ------------------------------------------------------------------
 # All netns gone, /run as a reboot leaves it (no VF locks; the NIC as after
 # boot: each VF under its host name, no alias, its RDMA device in the host,
@@ -265,13 +250,7 @@ for k in 0 1 2 3; do
 done
 cp "$TMP/sim-at-boot" "$RDMA_SIM_STATE.new" && mv "$RDMA_SIM_STATE.new" "$RDMA_SIM_STATE"
 rm -f "$T_LOCK_DIR"/*.lock
-echo 0f0e0d0c-0b0a-4908-8706-050403020100 >"$TMP/boot_id"
-fx_sync
-OUT=$(timeout -k 5 "$T_TIMEOUT" env -u CNI_COMMAND LD_PRELOAD="$RDMASIM_LIB" unshare -m \
-	sh -c 'mount --bind "$1" /proc/sys/kernel/random/boot_id && exec "$2" reconcile --json --grace 0' \
-	sh "$TMP/boot_id" "$SRIOV_RDMA" 2>"$TMP/stderr")
-RC=$?
-T_LAST="sriov-rdma reconcile --json --grace 0 (another boot id)"
+other_boot --json --grace 0
 is "$RC" 0 "reboot: exit 0"
 is "$(counts)" "4 0 4 False 0" "reboot: the 4 attachments of the default dataDir undone"
 is "$(find "$DEFAULT_DIR" -name '*.json' | wc -l)" 0 "reboot: no state file left in the default dataDir"
