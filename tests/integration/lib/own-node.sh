@@ -37,6 +37,11 @@ reconcile() {
 	RC=$?
 }
 
+# aged FILE: the state file's attachment was made an hour ago.
+aged() {
+	jq -c '.created -= 3600' "$1" >"$TMP/aged" && cat "$TMP/aged" >"$1"
+}
+
 # item CID IFNAME: "verdict/action" of that attachment in the last --json output.
 item() {
 	jq -r --arg c "$1" --arg i "$2" \

@@ -34,11 +34,6 @@ state_file() {
 	echo "${1:-$DEFAULT_DIR}/$2:$3.json"
 }
 
-# aged FILE: the attachment was made an hour ago.
-aged() {
-	jq -c '.created -= 3600' "$1" >"$TMP/aged" && cat "$TMP/aged" >"$1"
-}
-
 # vf_line I STATE: VF I's lines of a host_state (its netdev, RDMA device, PF settings).
 vf_line() {
 	grep -E "^(vf$1:|rdma ${FX_VF_RDMA[$1]}:|pf vf$1:)" <<<"$2"
