@@ -188,7 +188,7 @@ static int set_env(const struct record_state *s)
 }
 
 /* The DEL the runtime did not run, from the state and its saved request,
- * with the VF lock (lock_fd) held: handed to the attachment. */
+ * with the VF lock (lock_fd, the caller's) held. */
 static int del_saved(const char *dir, const struct record_state *s, int lock_fd,
 		     struct cni_err *err)
 {
@@ -203,19 +203,16 @@ static int del_saved(const char *dir, const struct record_state *s, int lock_fd,
 	int ret;
 
 	ret = set_env(s);
-	if (ret < 0) {
+	if (ret < 0)
 		cni_err_set(err, CNI_ERR_IO, "failed to set the IPAM environment: %s",
 			    strerror(-ret));
-		nodelock_release(lock_fd);
-		return ret;
-	}
-	ret = attach_new_saved(&ctx, dir, s->containerid, s->ifname, &a, err);
+	if (ret == 0)
+		ret = attach_new_saved(&ctx, dir, s->containerid, s->ifname, &a, err);
 	if (ret == 0) {
 		a->lock_fd = lock_fd;
 		a->netns_gone = true;
 		ret = del_own(a, err);
-	} else {
-		nodelock_release(lock_fd);
+		a->lock_fd = -1;
 	}
 	attach_free(a);
 	/* attach_new_saved took the attachment's logFile and level */
@@ -243,7 +240,6 @@ static void undo(const struct run *r, const struct target *t, struct record_stat
 		o->action = A_WOULD_UNDO;
 	if (ret == 0 && o->verdict == V_GONE && !r->dry_run) {
 		ret = del_saved(t->dir, s, lock_fd, &o->err);
-		lock_fd = -1;
 		if (ret < 0)
 			cni_err_wrap(&o->err, "the undo of %s:%s (VF %s, state in %s) failed",
 				     t->containerid, t->ifname, s->device_id, t->dir);
