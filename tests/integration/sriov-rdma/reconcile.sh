@@ -240,8 +240,10 @@ done
 # what the kernel and firmware give after boot
 for k in 0 1 2 3; do
 	l=$(vf_link "$k")
-	ip link set dev "$(link_field "$l" .ifname)" name "${FX_VF_IF[k]}" &&
-		ip link set dev "${FX_VF_IF[k]}" alias "" || break
+	if ! ip link set dev "$(link_field "$l" .ifname)" name "${FX_VF_IF[k]}" ||
+		! ip link set dev "${FX_VF_IF[k]}" alias ""; then
+		break
+	fi
 done
 cp "$TMP/sim-at-boot" "$RDMA_SIM_STATE.new" && mv "$RDMA_SIM_STATE.new" "$RDMA_SIM_STATE"
 rm -f "$T_LOCK_DIR"/*.lock
