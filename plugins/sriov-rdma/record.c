@@ -49,7 +49,7 @@ enum check {
 	C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE,
 	C_VF_INDEX,		/* >= 0, or -1: a sub-function has none (sysfs_aux_read) */
 	C_BOOT,			/* a boot id: 36 of lower-case hex digits and '-' */
-	C_CONF,			/* a JSON object, no control byte but tab, CR, LF */
+	C_CONF,			/* a JSON object, no control byte but tab, CR, LF (conf_ok) */
 	C_TEXT,			/* visible ASCII and spaces */
 };
 
@@ -187,21 +187,25 @@ static bool boot_ok(const char *s)
 	return strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36;
 }
 
-static bool text_ok(const char *s, const char *also)
+/* Visible ASCII and spaces. */
+static bool text_ok(const char *s)
 {
 	for (; *s; s++)
-		if ((*s < ' ' || *s > '~') && !strchr(also, *s))
+		if (*s < ' ' || *s > '~')
 			return false;
 	return true;
 }
 
+/* No control byte but tab, CR and LF: cJSON escapes each of those in two
+ * bytes, and writes every other byte (UTF-8 too) as it is. */
 static bool conf_ok(const char *s)
 {
 	cJSON *root;
 	bool ok;
 
-	if (!text_ok(s, "\t\r\n"))
-		return false;
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < ' ' && !strchr("\t\r\n", *c))
+			return false;
 	root = cJSON_Parse(s);
 	ok = cJSON_IsObject(root);
 	cJSON_Delete(root);
@@ -226,7 +230,7 @@ static bool string_ok(enum check c, const char *s)
 	case C_CONF:
 		return conf_ok(s);
 	case C_TEXT:
-		return text_ok(s, "");
+		return text_ok(s);
 	default:
 		return true;
 	}
@@ -325,7 +329,7 @@ int record_state_set_request(struct record_state *s, const struct nsident *ns, u
 	else if (!s->netns[0] || !ns->ino || (double)ns->ino > NUM_MAX ||
 		 (double)ns->dev > NUM_MAX || !boot_ok(ns->boot) || !created ||
 		 (double)created > NUM_MAX || strlen(conf) != len || !conf_ok(conf) ||
-		 !text_ok(args, "") || !text_ok(path, ""))
+		 !text_ok(args) || !text_ok(path))
 		ret = -EINVAL;
 	if (ret < 0)
 		return ret;
