@@ -200,8 +200,9 @@ like "$OUT" "usage: sriov-rdma reconcile" "usage: an unknown argv command prints
 
 # other_boot ARGS...: reconcile as after a reboot: another boot id
 # (a file bind-mounted over the kernel's, in a mount namespace of its own).
+NEW_BOOT=0f0e0d0c-0b0a-4908-8706-050403020100
 other_boot() {
-	echo 0f0e0d0c-0b0a-4908-8706-050403020100 >"$TMP/boot_id"
+	echo "$NEW_BOOT" >"$TMP/boot_id"
 	fx_sync
 	T_LAST="sriov-rdma reconcile $* (another boot id)"
 	OUT=$(timeout -k 5 "$T_TIMEOUT" env -u CNI_COMMAND LD_PRELOAD="$RDMASIM_LIB" unshare -m \
@@ -247,9 +248,23 @@ for k in 0 1 2 3; do
 done
 cp "$TMP/sim-at-boot" "$RDMA_SIM_STATE.new" && mv "$RDMA_SIM_STATE.new" "$RDMA_SIM_STATE"
 rm -f "$T_LOCK_DIR"/*.lock
+# a pod of the new boot got VF 0 before the first reconcile (its state says
+# the new boot): reconcile undoes the dead attachment of VF 0 and leaves it
+pod_new
+attach rail-a "$A_DIR" 0 net1 '.vlan = 500'
+fresh=$CID fresh_pod=$POD fresh_del=$(with_prev "$(netconf rail-a "$A_DIR" 0 '.vlan = 500')" "$OUT")
+jq -c --arg b "$NEW_BOOT" '.bootId = $b' "$(state_file "$A_DIR" "$fresh" net1)" >"$TMP/fresh" &&
+	cat "$TMP/fresh" >"$(state_file "$A_DIR" "$fresh" net1)"
 other_boot --json --grace 0
 is "$RC" 0 "reboot: exit 0"
-is "$(counts)" "4 0 4 False 0" "reboot: the 4 attachments of the default dataDir undone"
+is "$(counts)" "4 0 5 False 0" "reboot: the 4 attachments of the default dataDir undone, 5 listed"
+is "$(item "$fresh" net1)" live/kept "reboot: the new boot's pod is live, kept"
+is "$(link_field "$(vf_link 0 "$fresh_pod")" .ifname)" net1 "reboot: the new pod keeps VF 0"
+ok "reboot: the new pod keeps its VLAN" vf_is 0 '.vlan == 500'
+ok "reboot: the new pod keeps its address" holds "$fresh" net1
+CID=$fresh NETNS=/run/netns/$fresh_pod IFNAME=net1 VF=0 cni DEL "$fresh_del"
+is "$RC" 0 "reboot: the new pod's DEL"
+netns_del "$fresh_pod"
 is "$(find "$DEFAULT_DIR" -name '*.json' | wc -l)" 0 "reboot: no state file left in the default dataDir"
 for c in "${rcids[@]}"; do
 	nok "reboot: $c's address is free" holds "$c" net1
