@@ -73,9 +73,17 @@ s5=$(state_file "" "$c5" net1)
 jq -c 'del(.netnsDev, .netnsIno, .bootId, .created, .conf, .cniArgs, .cniPath)' "$s5" >"$TMP/old" &&
 	cat "$TMP/old" >"$s5"
 
-is "$(jq -r '[.netnsIno > 0, (.bootId | length), (.conf | fromjson | .name), .cniPath != ""] | join(" ")' \
-	"$(state_file "$A_DIR" "$c1" net1)")" "true 36 rail-a true" \
-	"ADD saved the netns identity, the boot, the config it was given and CNI_PATH"
+s1=$(state_file "$A_DIR" "$c1" net1)
+is "$(jq -r '.netnsIno' "$s1")" "$(stat -L -c %i "/run/netns/$p1")" "ADD saved the netns's inode"
+is "$(jq -r '.bootId' "$s1")" "$(cat /proc/sys/kernel/random/boot_id)" "ADD saved the boot id"
+# the runtime's stdin (cni gives it a trailing newline), CNI_ARGS and CNI_PATH as they came
+is "$(jq -r '.conf' "$s1")" "$(netconf rail-a "$A_DIR" 0 '.vlan = 100 | .trust = "on"')" \
+	"ADD saved the config exactly as it came on stdin"
+is "$(jq -r '.conf | endswith("\n")' "$s1")" true "with the newline it ended in"
+is "$(jq -r '.cniArgs' "$s1")" "IgnoreUnknown=true;K8S_POD_NAMESPACE=default;K8S_POD_NAME=$p1" \
+	"ADD saved CNI_ARGS"
+is "$(jq -r '.cniPath' "$s1")" "$(cni_path)" "ADD saved CNI_PATH"
+is "$(jq -r '.created | . > now - 60 and . <= now' "$s1")" true "ADD saved when"
 for f in "$(state_file "$A_DIR" "$c1" net1)" "$(state_file "" "$c1" net2)" \
 	"$(state_file "$A_DIR" "$c2" net1)" "$(state_file "" "$c3" net1)"; do
 	aged "$f"
