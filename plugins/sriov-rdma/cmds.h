@@ -10,4 +10,5 @@ int cmd_check(struct plugin_ctx *ctx);
 int cmd_gc(struct plugin_ctx *ctx);
 int cmd_status(struct plugin_ctx *ctx);
 /* sriov-rdma reconcile [--grace S] [--dry-run] [--json]: exit 0, 1 or 2. */
+#define CMD_RECONCILE_USAGE "usage: sriov-rdma reconcile [--grace SECONDS] [--dry-run] [--json]\n"
 int cmd_reconcile(int argc, char **argv);

@@ -21,7 +21,7 @@ int main(int argc, char **argv)
 		return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
 	if (!strcmp(argv[1], "reconcile"))
 		return cmd_reconcile(argc - 1, argv + 1);
-	fprintf(stderr, "usage: sriov-rdma reconcile [--grace SECONDS] [--dry-run] [--json]\n"
-			"(as a CNI plugin, sriov-rdma reads CNI_COMMAND and the config on stdin)\n");
+	fprintf(stderr, CMD_RECONCILE_USAGE
+		"(as a CNI plugin, sriov-rdma reads CNI_COMMAND and the config on stdin)\n");
 	return 2;
 }

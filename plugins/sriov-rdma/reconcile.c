@@ -361,8 +361,7 @@ static int print_json(const struct run *r)
 
 static int usage(const char *why)
 {
-	fprintf(stderr, "sriov-rdma reconcile: %s\n"
-		"usage: sriov-rdma reconcile [--grace SECONDS] [--dry-run] [--json]\n", why);
+	fprintf(stderr, "sriov-rdma reconcile: %s\n" CMD_RECONCILE_USAGE, why);
 	return 2;
 }
 
