@@ -61,7 +61,7 @@ int tool_release_node(int argc, char **argv)
 	if (optind != argc - 1)
 		goto usage;
 	ret = 1;
-	if (setup_tool_conf(conf_path, c, &err) || setup_store(c, false, &s, &err))
+	if (setup_tool_store(conf_path, NULL, c, &s, &err))
 		goto fail;
 	if (!s->ops->release_node) {
 		fprintf(stderr, "ippool release-node: the %s store has no nodes to release\n",

@@ -160,6 +160,22 @@ nrun node-d ADD "$(sconf small node-d 192.0.2.0/28 /30)" s-node-d-9
 ok "another node can claim it then" test "$RC" -eq 0
 is "$(slices_of small node-d | wc -l)" 2 "node-d holds 2 slices"
 
+# ippool reconcile gives back a drained node's empty slice (tidy) and
+# refreshes its heartbeat.
+H2='"release_hold_seconds":1'
+nrun node-r ADD "$(sconf rec node-r 192.0.2.0/28 /30 "$H2")" r-1
+nrun node-r DEL "$(sconf rec node-r 192.0.2.0/28 /30 "$H2")" r-1
+is "$(slices_of rec node-r | wc -l)" 1 "node-r keeps its emptied slice during the hold"
+sleep 1.5
+printf '{"dataDir":"%s","store":%s}' "$TMP/node-r" "$(estore "[\"$S\"]" "$PFX/rec")" >"$TMP/rec.conf"
+on node-r "$IPPOOL" reconcile --conf "$TMP/rec.conf" --json >"$TMP/rec.json" 2>"$TMP/rec.err"
+ok "ippool reconcile on node-r succeeds" test $? -eq 0
+is "$(jq -r .slicesReturned "$TMP/rec.json")" 1 "and reports 1 slice returned"
+is "$(slices_of rec node-r | wc -l)" 0 "node-r holds no slice after it"
+ok "its heartbeat is fresh" test "$(( $(date +%s) - $(dump "$S" "$PFX/rec" | jq -r --arg k "$PFX/rec/h/node-r" '.[] | select(.k == $k) | .v.time') ))" -lt 60
+"$IPPOOL" release-node node-r --conf "$TMP/rec.conf" >/dev/null 2>&1
+ok "so release-node node-r is refused" test $? -eq 1
+
 # IPv6: a /64 in /120 slices.
 declare -A v6=()
 for n in node-a node-b; do
