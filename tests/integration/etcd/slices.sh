@@ -7,6 +7,10 @@
 
 command -v "$ETCD_BIN" >/dev/null || { echo "1..0 # SKIP needs its own etcd: no $ETCD_BIN"; exit 77; }
 command -v unshare >/dev/null || skip_all "unshare missing (it simulates nodes)"
+command -v python3 >/dev/null || skip_all "no python3 to read reconcile's --json"
+# shellcheck source-path=SCRIPTDIR source=../ippool/reconcile-lib.sh
+. "$(dirname "$0")/../ippool/reconcile-lib.sh"
+trap 'forget_keys; etcd_stop; rc_cleanup' EXIT
 etcd_start S || exit 1
 
 # sconf TAG NODE RANGE SLICE [EXTRA|CNI_VERSION]: the config of node NODE (its own dataDir).
@@ -27,7 +31,7 @@ on() {
 nrun() {
 	T_LAST="$2 on $1 ($4)"
 	OUT=$(printf '%s' "$3" | on "$1" env CNI_COMMAND="$2" CNI_CONTAINERID="$4" \
-		CNI_NETNS=/var/run/netns/x CNI_IFNAME=net1 CNI_PATH=/nonexistent "$IPPOOL" 2>"$TMP/stderr")
+		CNI_NETNS="${NETNS:-/var/run/netns/x}" CNI_IFNAME=net1 CNI_PATH=/nonexistent "$IPPOOL" 2>"$TMP/stderr")
 	RC=$?
 }
 
@@ -175,6 +179,23 @@ is "$(slices_of rec node-r | wc -l)" 0 "node-r holds no slice after it"
 ok "its heartbeat is fresh" test "$(( $(date +%s) - $(dump "$S" "$PFX/rec" | jq -r --arg k "$PFX/rec/h/node-r" '.[] | select(.k == $k) | .v.time') ))" -lt 60
 "$IPPOOL" release-node node-r --conf "$TMP/rec.conf" >/dev/null 2>&1
 ok "so release-node node-r is refused" test $? -eq 1
+
+# ippool reconcile frees a dead pod's lease in a node's slice, keeps a live one.
+ns_add live && ns_add dead
+c=$(sconf rcl node-s 192.0.2.0/24 /26)
+NETNS=$(ns_path live) nrun node-s ADD "$c" s-live
+NETNS=$(ns_path dead) nrun node-s ADD "$c" s-dead
+dead_addr=$(ips)
+ns_del dead
+printf '{"dataDir":"%s","store":%s}' "$TMP/node-s" "$(estore "[\"$S\"]" "$PFX/rcl")" >"$TMP/rcl.conf"
+on node-s "$IPPOOL" reconcile --conf "$TMP/rcl.conf" --grace 0 --json >"$TMP/rcl.json" 2>"$TMP/rcl.err"
+ok "ippool reconcile in node slices succeeds" test $? -eq 0
+is "$(jq -r '[.freed, (.leases[] | select(.containerID == "s-dead") | .action)] | join(" ")' "$TMP/rcl.json")" \
+	"1 freed" "it frees the dead pod's lease in the slice"
+is "$(on node-s "$IPPOOL" list --conf "$TMP/rcl.conf" | awk '/^  /{print $2}' | tr '\n' ' ')" "s-live " \
+	"and keeps the live one"
+NETNS=$(ns_path live) nrun node-s ADD "$c" s-next
+ok "the freed address is handed out again" test "$RC" -eq 0 -a "$(ips)" = "$dead_addr"
 
 # IPv6: a /64 in /120 slices.
 declare -A v6=()
