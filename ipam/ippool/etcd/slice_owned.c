@@ -9,9 +9,9 @@
 #include <sys/file.h>
 #include <unistd.h>
 #include "fileio.h"
+#include "local_layout.h"
 #include "lockfile.h"
 #include "log.h"
-#include "safeopen.h"
 #include "slice_owned.h"
 
 #define RECORD_MAX 4096
@@ -40,15 +40,13 @@ static void name_of(const struct slice_rec *rec, char name[NAME_MAX + 1])
 			*p = '_';
 }
 
-int owned_open(const char *root, bool create, int *fd, struct cni_err *err)
+int owned_open(int rootfd, const char *root, bool create, int *fd, struct cni_err *err)
 {
-	char path[PATH_MAX];
-
-	snprintf(path, sizeof(path), "%s/owned", root);
-	*fd = safeopen_dir(path, create);
-	if (*fd == -ENOENT && !create)
+	*fd = create ? local_subdir(rootfd, "owned") :
+	      openat(rootfd, "owned", O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
+	if (*fd < 0 && errno == ENOENT && !create)
 		return -ENOENT;
-	return *fd < 0 ? fail(err, root, "cannot open", "", *fd) : 0;
+	return *fd < 0 ? fail(err, root, "cannot open", "", -errno) : 0;
 }
 
 int owned_lock(int fd, const char *root, int timeout_ms, struct cni_err *err)

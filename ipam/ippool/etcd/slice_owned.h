@@ -6,9 +6,9 @@
 #include "err.h"
 #include "slice_layout.h"
 
-/* Opens (creating it when create) root/owned: fd, -ENOENT (not create, none
- * there) or CNI_ERR_STORE. */
-int owned_open(const char *root, bool create, int *fd, struct cni_err *err);
+/* Opens (creating it when create) root/owned, root open as rootfd: fd,
+ * -ENOENT (not create, none there) or CNI_ERR_STORE. */
+int owned_open(int rootfd, const char *root, bool create, int *fd, struct cni_err *err);
 /* The directory's flock (every change of the records and every allocation
  * that trusts them), waited for at most timeout_ms: CNI_ERR_TRY_AGAIN. */
 int owned_lock(int fd, const char *root, int timeout_ms, struct cni_err *err);

@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "local_store.h"
 #include "log.h"
+#include "safeopen.h"
 #include "slice_layout.h"
 #include "slice_owned.h"
 #include "slice_store.h"
@@ -75,24 +76,32 @@ void slicer_fini(struct slicer *sl)
 	sl->fd = -1;
 }
 
-/* Opens the records and the local store; -ENOENT (err untouched) when there
- * is none and create is false. */
+/* Opens the records and the local store, walking to root once; -ENOENT
+ * (err untouched) when there is none and create is false. */
 static int ready(struct slicer *sl, bool create, struct cni_err *err)
 {
 	struct pool_store_cfg cfg = { .hold_seconds = sl->hold_seconds, .nosync = sl->nosync };
-	int ret;
+	int rootfd, ret;
 
 	if (sl->local)
 		return 0;
-	ret = owned_open(sl->root, create, &sl->fd, err);
-	if (ret)
-		return ret;
+	rootfd = safeopen_dir(sl->root, create);
+	if (rootfd == -ENOENT && !create)
+		return -ENOENT;
+	if (rootfd < 0) {
+		cni_err_set(err, CNI_ERR_STORE, "cannot open slice records %s: %s", sl->root,
+			    strerror(-rootfd));
+		return rootfd;
+	}
+	ret = owned_open(rootfd, sl->root, create, &sl->fd, err);
 	snprintf(cfg.data_dir, sizeof(cfg.data_dir), "%s", sl->root);
-	ret = local_store_ops.open(&cfg, &sl->local, err);
-	if (ret) {
+	if (!ret)
+		ret = local_store_open_at(rootfd, &cfg, &sl->local, err);
+	if (ret && sl->fd >= 0) {
 		close(sl->fd);
 		sl->fd = -1;
 	}
+	close(rootfd);
 	return ret;
 }
 

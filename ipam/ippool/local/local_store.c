@@ -464,7 +464,9 @@ static void local_close(struct pool_store *st)
 	free(l);
 }
 
-static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+/* The store in root, open (rootfd >= 0) or to be walked to. */
+static int open_store(int rootfd, const struct pool_store_cfg *cfg, struct pool_store **out,
+		      struct cni_err *err)
 {
 	struct local *l = calloc(1, sizeof(*l));
 	int ret;
@@ -478,7 +480,8 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	l->hold_seconds = cfg->hold_seconds;
 	ret = pool_store_timeout(cfg->store, &l->timeout_ms, err);
 	if (!ret)
-		ret = local_disk_open(&l->disk, cfg->data_dir, cfg->nosync, err);
+		ret = rootfd < 0 ? local_disk_open(&l->disk, cfg->data_dir, cfg->nosync, err) :
+		      local_disk_open_at(&l->disk, rootfd, cfg->data_dir, cfg->nosync, err);
 	if (ret) {
 		free(l);
 		return ret;
@@ -486,6 +489,17 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	local_index_init(&l->index, &l->disk);
 	*out = &l->base;
 	return 0;
+}
+
+static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+{
+	return open_store(-1, cfg, out, err);
+}
+
+int local_store_open_at(int rootfd, const struct pool_store_cfg *cfg, struct pool_store **out,
+			struct cni_err *err)
+{
+	return open_store(rootfd, cfg, out, err);
 }
 
 const struct pool_store_ops local_store_ops = {
