@@ -42,7 +42,8 @@ struct pool_span slice_nth(const struct pool_range *r, int len, ipaddr_u128 i);
 /* Addresses of block b that r hands out (in span, not skipped). */
 ipaddr_u128 slice_usable(const struct pool_range *r, const struct pool_span *b);
 /* r restricted to the blocks own[0..n) (sorted, disjoint): everything else
- * in r's span joins skip, so exclusions, bounds and the gateway still apply.
+ * in r's span joins skip, so exclusions, bounds and the gateway still apply;
+ * desc stays r's (messages name the range as configured).
  * *skip_out (malloc'd, the caller frees it) backs out->skip. -ENOMEM. */
 int slice_restrict(const struct pool_range *r, const struct pool_span *own, size_t n,
 		   struct pool_range *out, struct pool_span **skip_out);

@@ -178,8 +178,6 @@ static int reserve_locked(struct slicer *sl, const struct pool_owner *owner,
 		} else if (slice_restrict(&r[i], own, k, &rr[i], &skip[i])) {
 			ret = -ENOMEM;
 		}
-		/* messages name the range as configured */
-		memcpy(rr[i].desc, r[i].desc, sizeof(rr[i].desc));
 	}
 	if (ret == -ENOMEM)
 		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
