@@ -258,6 +258,10 @@ put "$S" "$PFX/four/h/node-d" '{"node":"node-d","time":1000}'
 "$IPPOOL" release-node node-d --conf "$TMP/r.conf" >"$TMP/rn.out" 2>"$TMP/rn.err"
 ok "release-node of a node with a stale heartbeat succeeds" test $? -eq 0
 is "$(grep -c '^freed slice' "$TMP/rn.out")" 1 "freeing its one slice"
+put "$S" "$PFX/four/h/node-z" '{"node":"node-z","time":"yesterday"}'
+"$IPPOOL" release-node node-z --conf "$TMP/r.conf" >"$TMP/rn.out" 2>"$TMP/rn.err"
+ok "release-node refuses a damaged heartbeat" test $? -eq 1
+like "$(cat "$TMP/rn.err")" "damaged heartbeat at key $PFX/four/h/node-z (code 112)" "naming its key"
 # A node's leases of the per-address path go too (GC's index finds them).
 pa=$(conf slices '{"type":"ippool","network_name":"pa","store":'"$(estore "[\"$S\"]" "$PFX/four")"',"range":"192.0.2.0/24"}')
 nrun node-g ADD "$pa" pa-1
