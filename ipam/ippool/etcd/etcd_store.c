@@ -15,6 +15,7 @@
 #include "env.h"
 #include "log.h"
 #include "range.h"
+#include "slice_layout.h"
 #include "slice_store.h"
 #include "store.h"
 
@@ -114,6 +115,19 @@ static bool tb_cmp_mod(struct tb *t, const char *key, int64_t mod)
 	if (!k || t->n_cmp == TB_MAX)
 		return false;
 	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .target = ETCD_MOD, .rev = mod };
+	return true;
+}
+
+/* Adds "no key in the directory dir" (a compare over its range). */
+static bool tb_cmp_empty(struct tb *t, const char *dir)
+{
+	const char *k = keep(t, strdup(dir));
+	char *end = NULL;
+
+	if (!k || etcd_prefix_end(dir, &end) || !keep(t, end) || t->n_cmp == TB_MAX)
+		return false;
+	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .range_end = end,
+						.target = ETCD_CREATE, .rev = 0 };
 	return true;
 }
 
@@ -634,7 +648,11 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false) &&
 	     (!sn->gc_key[0] || tb_write(&tb, sn->gc_key, strdup("{}"), false));
 	for (i = 0; ok && i < n; i++) {
-		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
+		char sdir[KEY_MAX];
+
+		/* An address space divided into node slices is theirs alone. */
+		slice_dir(s->conf.prefix, &r[i], sdir);
+		ok = tb_cmp_empty(&tb, sdir) && tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
 		     tb_write(&tb, p[i].key, layout_addr_value(&owner->key, r[i].pool, r[i].family,
 							p[i].addr, 0), false);
 		/* Two ranges of one pool: its info is written once, by the last. An
@@ -721,6 +739,33 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	return ret ? ret : done ? 0 : LOST;
 }
 
+/* After a lost race: -EINVAL when a range's address space is divided into
+ * node slices (a config of it with node_slice_size), which no retry mends;
+ * or the store's error. */
+static int refuse_sliced(struct estore *s, const struct pool_range *r, int n,
+			 struct cni_err *err)
+{
+	char dir[KEY_MAX], *end = NULL;
+	struct etcd_kvs kvs = { 0 };
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		slice_dir(s->conf.prefix, &r[i], dir);
+		ret = etcd_prefix_end(dir, &end) ? oom(err) : etcd_range(s->e, dir, end, 1, &kvs, err);
+		if (!ret && kvs.n) {
+			cni_err_set(err, CNI_ERR_CONFIG, "%s: network %s's address space is divided "
+				    "into node slices (%s) and this config has no node_slice_size: give "
+				    "it the node_slice_size of the others", r[i].desc, r[i].network,
+				    kvs.kv[0].key);
+			ret = -EINVAL;
+		}
+		etcd_kvs_release(&kvs);
+		free(end);
+		end = NULL;
+	}
+	return ret;
+}
+
 /* The per-address path: one transaction per ADD. */
 static int txn_reserve(struct estore *s, const struct pool_owner *owner,
 		       const struct pool_range *r, int n, struct pool_lease *out,
@@ -745,6 +790,12 @@ static int txn_reserve(struct estore *s, const struct pool_owner *owner,
 	while (ret > 0 && etcd_remaining_ms(s->e) > 0) {
 		ret = reserve_once(s, owner, r, n, &sn, lost, out, err);
 		if (ret == LOST) {
+			int sliced = refuse_sliced(s, r, n, err);
+
+			if (sliced) {
+				ret = sliced;
+				break;
+			}
 			log_debug("etcd store: reserve for %s/%s lost a race, retrying",
 				  owner->key.containerid, owner->key.ifname);
 			backoff(s, lost++);

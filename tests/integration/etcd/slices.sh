@@ -244,6 +244,12 @@ done
 ok "the per-address path fills a /28" test "$(ips)" = 192.0.2.14/28
 nrun node-a ADD "$(sconf mixed node-a 192.0.2.0/28 /30)" mixed-1
 ok "then a slice of it is refused: code 7" failed_with 7 "holds addresses of the per-address path"
+# The other way round: a config without node_slice_size on a sliced space.
+run ADD "$(conf slices '{"type":"ippool","store":'"$(estore "[\"$S\"]" "$PFX/len")"',"range":"192.0.2.0/28"}')" pa-len
+ok "the per-address path on a sliced address space is refused: code 7" \
+	failed_with 7 "is divided into node slices"
+like "$(msg)" "has no node_slice_size" "naming the missing key"
+is "$(held "$S" "$PFX/len" | wc -l)" 0 "and holds no address of node-a's slice"
 
 # release-node: refused while the heartbeat is fresh, then --force; stale accepted.
 printf '{"dataDir":"%s","store":%s}' "$TMP/node-c" "$(estore "[\"$S\"]" "$PFX/four")" >"$TMP/r.conf"
