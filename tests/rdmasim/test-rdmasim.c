@@ -27,8 +27,10 @@
 #include <cjson/cJSON.h>
 #include <libmnl/libmnl.h>
 #include <rdma/rdma_netlink.h>
+#include <netlink/socket.h>
 #include "link.h"
 #include "linkvf.h"
+#include "nlreq.h"
 #include "rdmanl.h"
 #include "state.h"
 
@@ -1111,6 +1113,30 @@ START_TEST(test_dump_errors)
 }
 END_TEST
 
+static int count_msgs(const struct nlmsghdr *nlh, void *arg)
+{
+	(void)nlh;
+	++*(int *)arg;
+	return 0;
+}
+
+/* The same through common's one exchange, as the plugins read every dump:
+ * the errno in NLMSG_DONE is the request's (it once read as an empty dump). */
+START_TEST(test_dump_errors_nlreq)
+{
+	char buf[BUF], text[NLREQ_TEXT_MAX];
+	struct nlmsghdr *r = req(buf, NLDEV(RDMA_NLDEV_CMD_PORT_GET), NLM_F_REQUEST | NLM_F_DUMP, 33);
+	struct nl_sock *sk;
+	int msgs = 0;
+
+	ck_assert_int_eq(nlreq_socket(NETLINK_RDMA, false, &sk), 0);
+	mnl_attr_put_u32(r, RDMA_NLDEV_ATTR_DEV_INDEX, 99);
+	ck_assert_int_eq(nlreq_exchange(sk, r, count_msgs, &msgs, text), -EINVAL);
+	ck_assert_int_eq(msgs, 0);
+	nl_socket_free(sk);
+}
+END_TEST
+
 /* Without NETLINK_EXT_ACK there is no text; without NLM_F_REQUEST the
  * message is only acked. */
 START_TEST(test_ack_options)
@@ -1822,6 +1848,7 @@ int main(void)
 	tcase_add_test(tc, test_port_dump_layout);
 	tcase_add_loop_test(tc, test_errors, 0, N(err_cases));
 	tcase_add_loop_test(tc, test_dump_errors, 0, N(dump_err_index));
+	tcase_add_test(tc, test_dump_errors_nlreq);
 	tcase_add_test(tc, test_ack_options);
 	tcase_add_test(tc, test_exclusive_visibility);
 	tcase_add_test(tc, test_shared_visibility);
