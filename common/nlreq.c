@@ -2,6 +2,7 @@
 /* The one netlink exchange: a socket with extended acks, a request sent, its replies read through libnl's callbacks. */
 #include <errno.h>
 #include <stdio.h>
+#include <string.h>
 #include <sys/socket.h>
 #include <netlink/attr.h>
 #include <netlink/handlers.h>
@@ -107,6 +108,23 @@ static int on_done(struct nl_msg *msg, void *arg)
 	return NL_STOP;
 }
 
+/* A dump's NLMSG_DONE carries its dumpit's result: one that failed sends
+ * its -errno there, not in an NLMSG_ERROR (netlink_dump(); met on Debian's
+ * 6.1 and 6.12 by the kernel lane). */
+static int on_finish(struct nl_msg *msg, void *arg)
+{
+	struct nlmsghdr *nlh = nlmsg_hdr(msg);
+	struct reply *r = arg;
+	int err;
+
+	if (nlmsg_datalen(nlh) >= (int)sizeof(err)) {
+		memcpy(&err, nlmsg_data(nlh), sizeof(err));
+		if (err < 0)
+			r->error = err;
+	}
+	return on_done(msg, arg);
+}
+
 static int on_error(struct sockaddr_nl *nla, struct nlmsgerr *e, void *arg)
 {
 	struct reply *r = arg;
@@ -134,7 +152,7 @@ int nlreq_exchange(struct nl_sock *sk, struct nlmsghdr *req, nlreq_parse_fn *par
 		return -ENOMEM;
 	nl_cb_set(cb, NL_CB_SEQ_CHECK, NL_CB_CUSTOM, on_seq, &r);
 	nl_cb_set(cb, NL_CB_VALID, NL_CB_CUSTOM, on_valid, &r);
-	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_done, &r);
+	nl_cb_set(cb, NL_CB_FINISH, NL_CB_CUSTOM, on_finish, &r);
 	nl_cb_set(cb, NL_CB_ACK, NL_CB_CUSTOM, on_done, &r);
 	nl_cb_err(cb, NL_CB_CUSTOM, on_error, &r);
 	ret = nl_sendto(sk, req, req->nlmsg_len);

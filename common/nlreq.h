@@ -26,7 +26,8 @@ int nlreq_socket(int protocol, bool ack_opts_optional, struct nl_sock **out);
  * the ack (asked for, NLM_F_ACK, when parse is NULL), a dump's DONE, else
  * the one reply of a GET of one object (the kernel sends an error without
  * being asked). parse sees every reply of req's seq. Returns parse's first
- * non-zero return, or the kernel's -errno with its text in text ("" when
+ * non-zero return, or the kernel's -errno (of an NLMSG_ERROR, or of the
+ * DONE that ends a dump that failed) with its text in text ("" when
  * none); a failure of libnl itself is -EIO with libnl's text, a dump that
  * overlapped a change (NLM_F_DUMP_INTR) -EINTR once every reply was read. */
 int nlreq_exchange(struct nl_sock *sk, struct nlmsghdr *req, nlreq_parse_fn *parse, void *arg,

@@ -12,6 +12,7 @@ packages=(
 	containernetworking-plugins golang-go golang-github-appc-cni-dev
 	etcd-server etcd-client iproute2 iputils-ping jq valgrind procps strace
 	binutils python3 python3-yaml podman curl openssl
+	qemu-system-x86 busybox-static make xz-utils zstd cpio kmod libelf1
 )
 # libcjson-dev and libmnl-dev: only the RDMA simulator and the unit tests
 # link them; the shipped binaries build cJSON from source (below) and use
@@ -24,6 +25,12 @@ packages=(
 # deploy/ippool-etcd-certs.sh), python3 (the fake etcd, the doctor tests),
 # python3-yaml (the manifest and etcd wiring tests), strace, go (cnitool),
 # podman (the image test), clang (tools/test.sh's fuzz builds).
+# The kernel lane (tests/kernel/): qemu-system-x86 boots the guests,
+# busybox-static is their userland; make builds netdevsim and siw out of
+# tree (the kernels' own prebuilt kbuild tools need libelf1), xz-utils and
+# zstd unpack the kernels and their modules, cpio packs the initramfs, kmod
+# resolves module dependencies (depmod, modprobe --show-depends). The kernel
+# packages themselves are unpacked into the lane's cache, never installed.
 
 as_root() {
 	if [ "$(id -u)" -ne 0 ]; then

@@ -118,6 +118,23 @@ static int cmd_netns_gone(struct rdmasim_state *st, int argc, char **argv)
 	return 0;
 }
 
+/* Devices whose driver cannot change their netns (rxe, siw). */
+static int cmd_soft(struct rdmasim_state *st, int argc, char **argv)
+{
+	int i, j;
+
+	if (argc < 1)
+		return -EINVAL;
+	for (i = 0; i < argc; i++) {
+		for (j = 0; j < st->n && strcmp(st->devs[j].name, argv[i]); j++)
+			;
+		if (j == st->n)
+			return -ENODEV;
+		st->devs[j].soft = true;
+	}
+	return 0;
+}
+
 /* The VF ops an IPoIB PF lacks: ipoib_netdev_ops_pf has link state and
  * GUIDs but no ndo_set_vf_mac/vlan/rate/spoofchk/trust. */
 #define IPOIB_LACKS (VFOP_MAC | VFOP_VLAN | VFOP_RATE | VFOP_SPOOFCHK | VFOP_TRUST)
@@ -213,6 +230,7 @@ static const struct cmd cmds[] = {
 	{ "add", cmd_add, true, true },
 	{ "set-mode", cmd_set_mode, true, true },
 	{ "netns-gone", cmd_netns_gone, true, true },
+	{ "soft", cmd_soft, true, true },
 	{ "pf", cmd_pf, true, true },
 	{ "lacks", cmd_lacks, true, true },
 	{ "getlink-error", cmd_getlink_error, true, true },
@@ -261,6 +279,7 @@ static void usage(void)
 	      "       rdmasim-ctl add <state> <name> <index> <pci> <ndev> [<name> <index> <pci> <ndev>]...\n"
 	      "       rdmasim-ctl set-mode <state> exclusive|shared\n"
 	      "       rdmasim-ctl netns-gone <state> <inode>\n"
+	      "       rdmasim-ctl soft <state> <name>...\n"
 	      "       rdmasim-ctl pf <state> <pf-netdev> <num-vfs> [ib]\n"
 	      "       rdmasim-ctl lacks <state> [mac|vlan|rate|spoofchk|link_state|trust|guid]...\n"
 	      "       rdmasim-ctl getlink-error <state> <errno>\n"

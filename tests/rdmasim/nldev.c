@@ -28,6 +28,21 @@
 #define MLX5_GUID_BASE 0x0c42a10300000000ULL
 /* Ours, like the kernel's -EINTR: a dump answered, no ack follows. */
 #define DUMPED 1
+/* Newer than Debian 12's uapi headers. PRIVILEGED_QKEY_MODE: since 6.7 and
+ * in Debian's 6.1; NAME_ASSIGN_TYPE and MONITOR_MODE: since 6.11 (the
+ * kernel lane saw each where it says). The simulator answers as 6.12. */
+#ifndef RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE
+#define RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE 96
+#endif
+#ifndef RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE
+#define RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE 101
+#endif
+#ifndef RDMA_NLDEV_SYS_ATTR_MONITOR_MODE
+#define RDMA_NLDEV_SYS_ATTR_MONITOR_MODE 103
+#endif
+/* enum ib_port_state / ib_port_phys_state (include/rdma/ib_verbs.h). */
+#define IB_PORT_ACTIVE 4
+#define IB_PORT_PHYS_LINK_UP 5
 
 struct req {
 	const struct rdmasim_sock *sock;
@@ -110,10 +125,15 @@ static void put_dev(struct nlmsghdr *nlh, const struct rdmasim_dev *d)
 	put_handle(nlh, d);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
 	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_CAP_FLAGS, 0);
-	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_FW_VERSION, "22.39.1002");
+	/* rxe and siw have no firmware: no FW_VERSION (a kernel lane finding) */
+	if (!d->soft)
+		mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_FW_VERSION, "22.39.1002");
 	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_NODE_GUID, guid);
 	mnl_attr_put_u64(nlh, RDMA_NLDEV_ATTR_SYS_IMAGE_GUID, guid);
 	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_DEV_NODE_TYPE, RDMA_NODE_IB_CA);
+	/* use_cq_dim, always reported (6.1 and 6.12 checked: the kernel lane) */
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_DEV_DIM, 1);
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_NAME_ASSIGN_TYPE, 0);
 	mnl_attr_put_strz(nlh, RDMA_NLDEV_ATTR_DEV_PROTOCOL, "roce");
 }
 
@@ -125,6 +145,10 @@ static void put_port(struct req *r, struct nlmsghdr *nlh, const struct rdmasim_d
 
 	put_handle(nlh, d);
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_PORT_INDEX, 1);
+	/* fill_port_info(): the port's state, then its netdev (a RoCE port:
+	 * no LID, SM LID or subnet prefix) */
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_PORT_STATE, IB_PORT_ACTIVE);
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_ATTR_PORT_PHYS_STATE, IB_PORT_PHYS_LINK_UP);
 	if (!d->ndev_index || ioctl(r->sock->inet_fd, SIOCGIFNAME, &ifr) < 0)
 		return;
 	mnl_attr_put_u32(nlh, RDMA_NLDEV_ATTR_NDEV_INDEX, d->ndev_index);
@@ -145,16 +169,33 @@ static int get_doit(struct req *r)
 	return 0;
 }
 
-static void put_done(struct req *r, char *at)
+/* NLMSG_DONE ends a dump with its dumpit's result: 0, or the -errno a
+ * dumpit that failed returned (netlink_dump() sends no NLMSG_ERROR then). */
+static void put_done(struct req *r, char *at, int err)
 {
 	struct nlmsghdr *nlh = mnl_nlmsg_put_header(at);
-	int zero = 0;
 
 	nlh->nlmsg_type = NLMSG_DONE;
 	nlh->nlmsg_flags = NLM_F_MULTI;
 	nlh->nlmsg_seq = r->nlh->nlmsg_seq;
 	nlh->nlmsg_pid = r->sock->portid;
-	memcpy(mnl_nlmsg_put_extra_header(nlh, sizeof(zero)), &zero, sizeof(zero));
+	memcpy(mnl_nlmsg_put_extra_header(nlh, sizeof(err)), &err, sizeof(err));
+}
+
+/* A dumpit that failed: its -errno in NLMSG_DONE, with the extack text when
+ * the socket asked for it (netlink_dump()'s NLM_F_ACK_TLVS). */
+static int dump_failed(struct req *r, int err)
+{
+	char buf[NLMSG_SPACE(sizeof(int)) + 512];
+	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
+
+	put_done(r, buf, err);
+	if (r->sock->ext_ack && r->extack) {
+		nlh->nlmsg_flags |= NLM_F_ACK_TLVS;
+		mnl_attr_put_strz(nlh, NLMSGERR_ATTR_MSG, r->extack);
+	}
+	r->emit(r->ctx, buf, nlh->nlmsg_len);
+	return DUMPED;
 }
 
 /* netlink_dump(): as many messages as fit in one skb per datagram, then
@@ -185,7 +226,7 @@ static int get_dumpit(struct req *r)
 		r->emit(r->ctx, buf, len);
 		len = 0;
 	}
-	put_done(r, buf + len);
+	put_done(r, buf + len, 0);
 	r->emit(r->ctx, buf, len + NLMSG_SPACE(sizeof(int)));
 	return DUMPED;
 }
@@ -216,13 +257,13 @@ static int port_get_dumpit(struct req *r)
 	int ret = parse_attrs(r);
 
 	if (ret)
-		return ret;
+		return dump_failed(r, ret);
 	d = visible(r, r->tb[RDMA_NLDEV_ATTR_DEV_INDEX]);
 	if (!d)
-		return -EINVAL;
+		return dump_failed(r, -EINVAL);
 	nlh = reply(r, buf, RDMA_NLDEV_CMD_PORT_GET, NLM_F_MULTI);
 	put_port(r, nlh, d);
-	put_done(r, buf + NLMSG_ALIGN(nlh->nlmsg_len));
+	put_done(r, buf + NLMSG_ALIGN(nlh->nlmsg_len), 0);
 	r->emit(r->ctx, buf, NLMSG_ALIGN(nlh->nlmsg_len) + NLMSG_SPACE(sizeof(int)));
 	return DUMPED;
 }
@@ -239,8 +280,9 @@ static int netns_of_fd(uint32_t fd, unsigned long *ino)
 	return 0;
 }
 
-/* ib_device_set_netns_put() + rdma_dev_change_netns(): the calling thread
- * (not only the socket) must be in the device's netns. */
+/* ib_device_set_netns_put() + rdma_dev_change_netns(): no move without
+ * disassociate_ucontext or in shared mode; the calling thread (not only
+ * the socket) must be in the device's netns. */
 static int move(struct req *r, struct rdmasim_dev *d, uint32_t fd)
 {
 	unsigned long to;
@@ -249,7 +291,7 @@ static int move(struct req *r, struct rdmasim_dev *d, uint32_t fd)
 	ret = netns_of_fd(fd, &to);
 	if (ret)
 		return ret;
-	if (r->st.shared)
+	if (r->st.shared || d->soft)
 		return -EOPNOTSUPP;
 	if (to == d->netns)
 		return 0;
@@ -286,6 +328,8 @@ static int sys_get_doit(struct req *r)
 
 	nlh = reply(r, buf, RDMA_NLDEV_CMD_SYS_GET, 0);
 	mnl_attr_put_u8(nlh, RDMA_NLDEV_SYS_ATTR_NETNS_MODE, r->st.shared);
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_SYS_ATTR_PRIVILEGED_QKEY_MODE, 0);
+	mnl_attr_put_u8(nlh, RDMA_NLDEV_SYS_ATTR_MONITOR_MODE, 1);
 	mnl_attr_put_u8(nlh, RDMA_NLDEV_SYS_ATTR_COPY_ON_FORK, 1);
 	r->emit(r->ctx, buf, nlh->nlmsg_len);
 	return 0;

@@ -185,6 +185,7 @@ static int parse_dev(struct rdmasim_dev *d, const cJSON *obj, unsigned long host
 	    get_u32(&d->ndev_index, obj, "ndev_index") ||
 	    parse_netns(&d->netns, obj, host))
 		return -EINVAL;
+	d->soft = cJSON_IsTrue(cJSON_GetObjectItemCaseSensitive(obj, "soft"));
 	return 0;
 }
 
@@ -457,6 +458,8 @@ static void put_dev(struct text *t, const struct rdmasim_dev *d, unsigned long h
 	put_str(t, d->ndev);
 	put_s(t, ",\"ndev_index\":");
 	put_num(t, d->ndev_index);
+	if (d->soft)
+		put_s(t, ",\"soft\":true");
 	put_s(t, ",\"netns\":");
 	if (d->netns == host) {
 		put_s(t, "\"host\"}");

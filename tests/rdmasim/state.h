@@ -17,6 +17,9 @@ struct rdmasim_dev {
 	char ndev[IFNAMSIZ];
 	uint32_t ndev_index;
 	unsigned long netns;		/* inode of the netns it is in */
+	/* Its driver has no disassociate_ucontext (rxe, siw): it never
+	 * changes netns (EOPNOTSUPP, as in shared mode) */
+	bool soft;
 };
 
 /* Past 64 KiB of IFLA_VFINFO_LIST (about 222 VFs with stats, 334 without)

@@ -629,8 +629,10 @@ static void ipoib_addr(const char *path, int fd, struct nlmsghdr *nlh, const str
 	mnl_attr_put(nlh, IFLA_BROADCAST, RDMASIM_IPOIB_ALEN, rdmasim_ipoib_bcast);
 }
 
-/* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST;
- * an IPoIB PF's own link looks IPoIB. */
+/* The kernel's RTM_NEWLINK of the PF, with IFLA_NUM_VF and IFLA_VFINFO_LIST
+ * where rtnl_fill_ifinfo() puts them: before IFLA_XDP and what follows it
+ * (the kernel lane saw IFLA_XDP right after the list on 6.1 and 6.12); an
+ * IPoIB PF's own link looks IPoIB. */
 static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 {
 	struct nlmsghdr *nlh = (struct nlmsghdr *)buf;
@@ -638,7 +640,10 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 	uint8_t addr[RDMASIM_IPOIB_ALEN];
 	struct rdmasim_state *st;
 	struct rdmasim_pf *pf;
+	const struct nlattr *xdp;
 	struct nlattr *list;
+	uint32_t tail_len = 0;
+	char *tail = NULL;
 	int lockfd;
 
 	if (!ifi || nlh->nlmsg_type != RTM_NEWLINK)
@@ -652,12 +657,27 @@ static void add_vfs(const char *path, bool stats, char *buf, size_t *len)
 		ipoib_link(nlh, addr);
 	}
 	nlh->nlmsg_len = NLMSG_ALIGN(nlh->nlmsg_len);
+	xdp = find_attr(nlh, IFLA_XDP);
+	if (xdp) {
+		tail_len = nlh->nlmsg_len - (uint32_t)((const char *)xdp - buf);
+		tail = malloc(tail_len);
+		if (!tail)
+			goto out;
+		memcpy(tail, xdp, tail_len);
+		nlh->nlmsg_len -= tail_len;
+	}
 	mnl_attr_put_u32(nlh, IFLA_NUM_VF, (uint32_t)pf->n_vfs);
 	list = nest_start(nlh, IFLA_VFINFO_LIST);
 	for (int i = 0; i < pf->n_vfs; i++)
 		put_vf(nlh, pf, (uint32_t)i, stats);
 	mnl_attr_nest_end(nlh, list);
+	if (tail) {
+		memcpy(buf + nlh->nlmsg_len, tail, tail_len);
+		nlh->nlmsg_len += tail_len;
+		free(tail);
+	}
 	*len = nlh->nlmsg_len;
+out:
 	rdmasim_free(st);
 	free(st);
 }
