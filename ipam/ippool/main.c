@@ -24,7 +24,7 @@ static const struct {
 int main(int argc, char **argv)
 {
 	if (getenv("CNI_COMMAND") || argc < 2)
-		return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
+		return plugin_main(CALLREC_IPPOOL, verbs, sizeof(verbs) / sizeof(verbs[0]));
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (!strcmp(argv[1], tools[i].name))
 			return tools[i].fn(argc - 1, argv + 1);

@@ -13,5 +13,5 @@ static const struct plugin_verb verbs[] = {
 
 int main(void)
 {
-	return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
+	return plugin_main(CALLREC_SRIOV_RDMA, verbs, sizeof(verbs) / sizeof(verbs[0]));
 }
