@@ -171,3 +171,13 @@ int callrec_append(const char *dir, const struct callrec *r)
 		append(dir, CALLREC_DROPPED, "d", 1);
 	return ret;
 }
+
+int callrec_probe(const char *dir)
+{
+	int fd = open_append(dir, CALLREC_FILE);
+
+	if (fd < 0)
+		return fd;
+	close(fd);
+	return 0;
+}

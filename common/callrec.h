@@ -54,3 +54,7 @@ size_t callrec_scan(const uint8_t *buf, size_t len, bool final, callrec_fn fn, v
  * byte to dir/CALLREC_DROPPED instead (its size is the count, up to the
  * same cap) and returns -ENOSPC. -errno otherwise; the caller goes on. */
 int callrec_append(const char *dir, const struct callrec *r);
+
+/* Whether a plugin can append to dir/CALLREC_FILE now: opens it as
+ * callrec_append does (creating it), closes it. 0 or -errno. */
+int callrec_probe(const char *dir);

@@ -28,7 +28,7 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (!strcmp(argv[1], tools[i].name))
 			return tools[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR]\n"
+	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 			"       ippool fill --data-dir DIR --range CIDR --count N [--network NAME]\n"
 			"(as a CNI plugin, ippool reads CNI_COMMAND and the config on stdin)\n");
 	return 2;
