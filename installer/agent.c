@@ -232,35 +232,45 @@ static bool probe(struct agent *a)
  * there. */
 static bool fold_records(struct agent *a, struct file *cur)
 {
+	struct totals_pos pos[TOTALS_FILES];
 	struct file old;
 	bool had_old = open_file(CALLREC_OLD, &old) == 0;
+	int n = 0;
 
 	fold_dropped(a);
-	a->t.n_files = 0;
 	if (had_old) {
-		a->t.files[a->t.n_files++] = (struct totals_pos){ old.ino, fold_file(a, &old, true) };
+		pos[n] = (struct totals_pos){ old.ino, fold_file(a, &old, true) };
+		n++;
 		close(old.fd);
 	}
-	if (open_file(CALLREC_FILE, cur) == 0)
-		a->t.files[a->t.n_files++] = (struct totals_pos){ cur->ino, fold_file(a, cur, false) };
+	if (open_file(CALLREC_FILE, cur) == 0) {
+		pos[n] = (struct totals_pos){ cur->ino, fold_file(a, cur, false) };
+		n++;
+	}
+	/* only now: fold_file looks the old positions up */
+	memcpy(a->t.files, pos, sizeof(pos));
+	a->t.n_files = n;
 	return had_old;
 }
 
 /* After the totals are saved: calls.old goes, calls becomes calls.old
- * (a plugin that opened it before the rename appends there, read next run). */
-static void rotate(bool had_old, struct file *cur)
+ * (a plugin that opened it before the rename appends there, read next
+ * run). Returns whether calls.old, the first of the totals' files, went. */
+static bool rotate(bool had_old, struct file *cur)
 {
 	int dfd = open(callrec_dir(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+	bool gone = false;
 
 	if (dfd >= 0) {
 		if (had_old)
-			unlinkat(dfd, CALLREC_OLD, 0);
+			gone = unlinkat(dfd, CALLREC_OLD, 0) == 0;
 		if (cur->fd >= 0 && cur->size)
 			renameat(dfd, CALLREC_FILE, dfd, CALLREC_OLD);
 		close(dfd);
 	}
 	if (cur->fd >= 0)
 		close(cur->fd);
+	return gone;
 }
 
 /* ---- the files written */
@@ -334,15 +344,26 @@ int agent_pass(struct agent *a, const sigset_t *stop)
 
 	memset(&a->status, 0, sizeof(a->status));
 	a->status.interval = a->o->interval;
-	if (!stopping(stop))
-		reconcile(a, SUMMARY_SRIOV_RDMA, NULL);
-	for (int i = -1; i < a->o->n_ippool_confs && !stopping(stop); i++)
-		reconcile(a, SUMMARY_IPPOOL, i < 0 ? NULL : a->o->ippool_confs[i]);
+	for (int i = -2; i < a->o->n_ippool_confs; i++) {
+		if (stopping(stop)) {
+			printf("agent: stopping: the reconciles not started are left for the next run\n");
+			break;
+		}
+		if (i == -2)
+			reconcile(a, SUMMARY_SRIOV_RDMA, NULL);
+		else
+			reconcile(a, SUMMARY_IPPOOL, i < 0 ? NULL : a->o->ippool_confs[i]);
+	}
 	a->t.runs++;
 	writable = probe(a);
 	had_old = fold_records(a, &cur);
 	write_file(callrec_dir(), AGENT_TOTALS_FILE, totals_encode(&a->t), 0600, false);
-	rotate(had_old, &cur);
+	if (rotate(had_old, &cur)) {
+		/* calls.old's inode is free now: a new calls file may get it */
+		a->t.files[0] = a->t.files[1];
+		a->t.n_files--;
+		write_file(callrec_dir(), AGENT_TOTALS_FILE, totals_encode(&a->t), 0600, false);
+	}
 	a->status.time = (int64_t)time(NULL);
 	if (a->o->metrics_file)
 		write_metrics(a, writable);
