@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: Apache-2.0
-# What the agent tests share: the agent's directory, one run of it, its metrics read back.
+# What the agent tests share: their own mount namespace (isolate.sh), the harness (lib.sh), the agent's directory, one run of it, its metrics read back.
 # shellcheck shell=bash
 # shellcheck disable=SC2034 # AGENT_* are read by the tests
 #
@@ -7,8 +7,14 @@
 #        AGENT_FROM  what the installer copies (links to the built plugins)
 #        AGENT_BIN   the --to directory it copies them into, and the agent runs them from
 #        METRICS     the metrics file      AGENT_OUT, AGENT_ERR, AGENT_RC  the last run
-# Reads: INSTALLER, SRIOV_RDMA, IPPOOL, TMP; HERE (the test's directory)
+#        HERE        this directory
+# Reads: INSTALLER, SRIOV_RDMA, IPPOOL, TMP
 
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+# shellcheck source-path=SCRIPTDIR source=isolate.sh
+. "$HERE/isolate.sh"
+# shellcheck source-path=SCRIPTDIR source=../lib.sh
+. "$HERE/../lib.sh"
 PY=/usr/bin/python3
 "$PY" -c 'import prometheus_client' 2>/dev/null || skip_all "no python3-prometheus-client"
 [ -x "${INSTALLER:-}" ] || skip_all "INSTALLER not set to sriov-rdma-install"

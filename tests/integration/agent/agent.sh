@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # The node agent: its metrics file always parses as the text exposition format (prometheus_client and strict checks) and says what the node holds; counters never go down across runs and restarts; SIGTERM mid-run lets the running reconcile finish and leaves every file whole; the doctor reports its last run and a node it has left.
-# shellcheck source-path=SCRIPTDIR source=isolate.sh
-. "$(dirname "$0")/isolate.sh"
-# shellcheck source-path=SCRIPTDIR source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=agent-lib.sh
-. "$HERE/agent-lib.sh"
+. "$(dirname "$0")/agent-lib.sh"
 
 IPAM=ippool
 fx_setup --vfs 4
@@ -27,7 +22,7 @@ add() {
 # ---- the first run: the VFs in each state, the pool, the calls
 add 0
 is "$RC" 0 "pod A: ADD of VF 0"
-A_CID=$CID A_POD=$POD
+A_POD=$POD
 add 1
 is "$RC" 0 "pod B: ADD of VF 1"
 pod_die "$POD"	# its netns deleted without DEL: VF 1 back in the host, still held
@@ -116,6 +111,7 @@ wait "$SERVE"
 # ones not started are left for the next run, every file is whole
 SLOW=$TMP/slow-bin
 mkdir -p "$SLOW"
+# shellcheck disable=SC2016 # "$@" and $1 are the wrappers' own
 printf '#!/bin/sh\ntouch %s/started\nsleep 2\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/sriov-rdma" >"$SLOW/sriov-rdma"
 printf '#!/bin/sh\n[ "$1" = reconcile ] && touch %s/ippool-ran\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/ippool" >"$SLOW/ippool"
 chmod +x "$SLOW/sriov-rdma" "$SLOW/ippool"

@@ -1,13 +1,8 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Call records and trace ids: every call of both plugins leaves its record (verb, code, network, trace id); TRACEPARENT from a libcni caller reaches the log lines and records of that call, a malformed one is ignored; a full, unwritable or damaged record file never fails a call, and the agent reports the gap.
-# shellcheck source-path=SCRIPTDIR source=isolate.sh
-. "$(dirname "$0")/isolate.sh"
-# shellcheck source-path=SCRIPTDIR source=../lib.sh
-. "$(dirname "$0")/../lib.sh"
-HERE=$(cd "$(dirname "$0")" && pwd)
 # shellcheck source-path=SCRIPTDIR source=agent-lib.sh
-. "$HERE/agent-lib.sh"
+. "$(dirname "$0")/agent-lib.sh"
 
 IPAM=ippool
 fx_setup --vfs 2
