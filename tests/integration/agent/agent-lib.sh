@@ -31,11 +31,13 @@ fi
 METRICS=$TMP/textfile/sriov-rdma.prom
 
 # records [FILE]: the call records of the agent dir's FILE (calls), one JSON line each.
+# shellcheck disable=SC2120 # FILE is optional
 records() {
 	"$PY" "$HERE/callrec.py" "$SRIOV_RDMA_AGENT_DIR/${1:-calls}"
 }
 
 # agent_once [ARGS...]: one run of the agent as the systemd timer does it.
+# shellcheck disable=SC2120 # ARGS are optional
 agent_once() {
 	AGENT_OUT=$("$INSTALLER" --once --to "$AGENT_BIN" --reconcile-interval 60 --metrics-file "$METRICS" \
 		"$@" 2>"$TMP/agent.err")

@@ -112,8 +112,10 @@ wait "$SERVE"
 SLOW=$TMP/slow-bin
 mkdir -p "$SLOW"
 # shellcheck disable=SC2016 # "$@" and $1 are the wrappers' own
-printf '#!/bin/sh\ntouch %s/started\nsleep 2\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/sriov-rdma" >"$SLOW/sriov-rdma"
-printf '#!/bin/sh\n[ "$1" = reconcile ] && touch %s/ippool-ran\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/ippool" >"$SLOW/ippool"
+{
+	printf '#!/bin/sh\ntouch %s/started\nsleep 2\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/sriov-rdma" >"$SLOW/sriov-rdma"
+	printf '#!/bin/sh\n[ "$1" = reconcile ] && touch %s/ippool-ran\nexec %s "$@"\n' "$TMP" "$AGENT_BIN/ippool" >"$SLOW/ippool"
+}
 chmod +x "$SLOW/sriov-rdma" "$SLOW/ippool"
 runs=$(metric sriov_rdma_reconcile_runs_total)
 "$INSTALLER" --once --to "$SLOW" --reconcile-interval 60 --metrics-file "$METRICS" "${POOLS[@]}" \
