@@ -94,11 +94,18 @@ static void log_items(const struct summary *s, enum summary_kind kind, const cha
 /* One reconcile; its counts into the totals and this run's status. */
 static void reconcile(struct agent *a, enum summary_kind kind, const char *conf)
 {
-	char path[PATH_MAX], *out = NULL;
-	char *argv[] = { path, "reconcile", "--json", conf ? "--conf" : NULL, (char *)conf, NULL };
+	char path[PATH_MAX], *out = NULL, *argv[8] = { path, "reconcile", "--json" };
 	struct summary s;
-	int rc;
+	int rc, n = 3;
 
+	if (a->o->grace) {
+		argv[n++] = "--grace";
+		argv[n++] = (char *)a->o->grace;
+	}
+	if (conf) {
+		argv[n++] = "--conf";
+		argv[n++] = (char *)conf;
+	}
 	snprintf(path, sizeof(path), "%s/%s", a->o->bin_dir, kinds[kind]);
 	rc = child_run(argv, &out);
 	if (rc < 0) {

@@ -14,6 +14,7 @@ struct agent_opts {
 	const char *ippool_confs[AGENT_MAX_CONFS];	/* stores besides ippool's default */
 	int n_ippool_confs;
 	long interval;			/* seconds, recorded for the doctor */
+	const char *grace;		/* --grace of both reconciles; NULL: theirs (60 s) */
 };
 
 struct agent;

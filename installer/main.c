@@ -21,7 +21,7 @@ static const char usage[] =
 	"usage: sriov-rdma-install [--from DIR] [--to DIR] [--conf-from DIR --conf-to DIR]\n"
 	"                          [--dev DIR] [--sleep [--resync SECONDS]]\n"
 	"                          [--reconcile-interval SECONDS] [--metrics-file PATH]\n"
-	"                          [--ippool-conf FILE]... [--once]\n"
+	"                          [--reconcile-grace SECONDS] [--ippool-conf FILE]... [--once]\n"
 	"Copies sriov-rdma and ippool from --from (default /opt/cni/bin) into --to\n"
 	"(default /host/opt/cni/bin), atomically and only when they differ; the files\n"
 	"of --conf-from (ippool.conf, etcd certificates) likewise into --conf-to, mode\n"
@@ -32,9 +32,10 @@ static const char usage[] =
 	"With --reconcile-interval (or $SRIOV_RDMA_RECONCILE_INTERVAL; 0, the default,\n"
 	"is off) it also runs the node agent every SECONDS until SIGTERM: --to's\n"
 	"sriov-rdma reconcile and ippool reconcile (ippool's default store, then each\n"
-	"--ippool-conf), the call records folded in, --metrics-file written for\n"
-	"node_exporter's textfile collector. --once runs the agent once, copying\n"
-	"nothing (a systemd timer), and exits 1 when a reconcile did not end well.\n";
+	"--ippool-conf; --reconcile-grace is their --grace), the call records folded\n"
+	"in, --metrics-file written for node_exporter's textfile collector.\n"
+	"--once runs the agent once, copying nothing (a systemd timer), and exits 1\n"
+	"when a reconcile did not end well.\n";
 
 struct opts {
 	const char *from, *to, *conf_from, *conf_to, *dev;
@@ -197,11 +198,13 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "reconcile-interval", required_argument, NULL, 'i' },
 		{ "metrics-file", required_argument, NULL, 'm' },
 		{ "ippool-conf", required_argument, NULL, 'p' },
+		{ "reconcile-grace", required_argument, NULL, 'g' },
 		{ "once", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *env = getenv("SRIOV_RDMA_RECONCILE_INTERVAL");
+	long grace;
 	int c;
 
 	*o = (struct opts){ .from = "/opt/cni/bin", .to = "/host/opt/cni/bin", .dev = "/dev",
@@ -233,6 +236,11 @@ static int parse(int argc, char **argv, struct opts *o)
 			if (o->agent.n_ippool_confs == AGENT_MAX_CONFS)
 				return -EINVAL;
 			o->agent.ippool_confs[o->agent.n_ippool_confs++] = optarg;
+			break;
+		case 'g':
+			if (parse_seconds(optarg, 0, &grace))
+				return -EINVAL;
+			o->agent.grace = optarg;
 			break;
 		case 'o': o->once = true; break;
 		case 'h': fputs(usage, stdout); exit(0);

@@ -51,7 +51,7 @@ for path in sorted(glob.glob(os.path.join(SRC, "deploy", "*.yaml"))):
 
 
 INSTALLER_OPTS = {"--from", "--to", "--conf-from", "--conf-to", "--dev", "--sleep", "--resync",
-                  "--reconcile-interval", "--metrics-file", "--ippool-conf", "--once"}
+                  "--reconcile-interval", "--reconcile-grace", "--metrics-file", "--ippool-conf", "--once"}
 
 
 def find(kind, name=None):
