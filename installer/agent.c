@@ -75,15 +75,32 @@ void agent_free(struct agent *a)
 
 static const char *const kinds[] = { [SUMMARY_SRIOV_RDMA] = "sriov-rdma", [SUMMARY_IPPOOL] = "ippool" };
 
-static void log_items(const struct summary *s, enum summary_kind kind, const char *conf)
+/* ippool's stores in the order the agent takes them: its default (NULL), then each --ippool-conf. */
+static int n_stores(const struct agent *a)
+{
+	return a->o->n_ippool_confs + 1;
+}
+
+static const char *store(const struct agent *a, int i)
+{
+	return i ? a->o->ippool_confs[i - 1] : NULL;
+}
+
+/* The command as the log names it: "ippool reconcile --conf F". */
+static void command_name(enum summary_kind kind, const char *verb, const char *conf, char *out,
+			 size_t size)
+{
+	snprintf(out, size, "%s %s%s%s", kinds[kind], verb, conf ? " --conf " : "", conf ? conf : "");
+}
+
+static void log_items(const struct summary *s, enum summary_kind kind, const char *cmd)
 {
 	for (int i = 0; i < s->n_items; i++) {
 		const struct summary_item *it = &s->items[i];
 
 		if (!strcmp(it->action, "kept"))
 			continue;
-		printf("agent: %s reconcile%s%s: %s %s:%s (network %s, %s %s, netns %s %s)%s%s\n",
-		       kinds[kind], conf ? " --conf " : "", conf ? conf : "", it->action,
+		printf("agent: %s: %s %s:%s (network %s, %s %s, netns %s %s)%s%s\n", cmd, it->action,
 		       it->containerid, it->ifname, it->network[0] ? it->network : "-",
 		       kind == SUMMARY_SRIOV_RDMA ? "VF" : "addresses", it->what,
 		       it->netns[0] ? it->netns : "-", it->verdict, it->error[0] ? ": " : "",
@@ -91,10 +108,24 @@ static void log_items(const struct summary *s, enum summary_kind kind, const cha
 	}
 }
 
-/* One reconcile; its counts into the totals and this run's status. */
+/* What a reconcile did, into the totals and this run's status. */
+static void count(struct agent *a, enum summary_kind kind, const struct summary *s)
+{
+	if (kind == SUMMARY_SRIOV_RDMA) {
+		a->status.undone += s->done;
+		a->t.undone += (uint64_t)s->done;
+	} else {
+		a->status.freed += s->done;
+		a->t.freed += (uint64_t)s->done;
+	}
+	a->status.failed += s->failed;
+}
+
+/* One reconcile, run and read. */
 static void reconcile(struct agent *a, enum summary_kind kind, const char *conf)
 {
-	char path[PATH_MAX], *out = NULL, *argv[8] = { path, "reconcile", "--json" };
+	char path[PATH_MAX], cmd[PATH_MAX + 64], *out = NULL;
+	char *argv[8] = { path, "reconcile", "--json" };
 	struct summary s;
 	int rc, n = 3;
 
@@ -107,22 +138,17 @@ static void reconcile(struct agent *a, enum summary_kind kind, const char *conf)
 		argv[n++] = (char *)conf;
 	}
 	snprintf(path, sizeof(path), "%s/%s", a->o->bin_dir, kinds[kind]);
+	command_name(kind, "reconcile", conf, cmd, sizeof(cmd));
 	rc = child_run(argv, &out);
 	if (rc < 0) {
 		run_error(a, "cannot run %s: %s", path, strerror(-rc));
 	} else if (summary_reconcile(out, kind, &s) < 0) {
-		run_error(a, "%s reconcile%s%s: exit %d, no summary on stdout", kinds[kind],
-			  conf ? " --conf " : "", conf ? conf : "", rc);
+		run_error(a, "%s: exit %d, no summary on stdout", cmd, rc);
 	} else {
-		log_items(&s, kind, conf);
-		if (kind == SUMMARY_SRIOV_RDMA)
-			a->status.undone += s.done, a->t.undone += (uint64_t)s.done;
-		else
-			a->status.freed += s.done, a->t.freed += (uint64_t)s.done;
-		a->status.failed += s.failed;
+		log_items(&s, kind, cmd);
+		count(a, kind, &s);
 		if (rc)
-			run_error(a, "%s reconcile%s%s: exit %d, %ld left for the next run",
-				  kinds[kind], conf ? " --conf " : "", conf ? conf : "", rc, s.failed);
+			run_error(a, "%s: exit %d, %ld left for the next run", cmd, rc, s.failed);
 		summary_release(&s);
 	}
 	if (rc)
@@ -140,6 +166,22 @@ static bool stopping(const sigset_t *stop)
 		if (sigismember(stop, sig) == 1 && sigismember(&pending, sig) == 1)
 			return true;
 	return false;
+}
+
+/* sriov-rdma's first (its IPAM DEL frees the leases of what it undoes),
+ * then ippool's stores; none started once a stop signal is pending. */
+static void reconcile_all(struct agent *a, const sigset_t *stop)
+{
+	for (int i = -1; i < n_stores(a); i++) {
+		if (stopping(stop)) {
+			printf("agent: stopping: the reconciles not started are left for the next run\n");
+			return;
+		}
+		if (i < 0)
+			reconcile(a, SUMMARY_SRIOV_RDMA, NULL);
+		else
+			reconcile(a, SUMMARY_IPPOOL, store(a, i));
+	}
 }
 
 /* ---- the call records */
@@ -301,18 +343,18 @@ static void node_gauges(struct agent *a, struct metrics_node *n, struct metrics_
 		run_error(a, "cannot list the PCI devices under %s: %s", sysfs_root(), strerror(-ret));
 	n->pfs = *pfs;
 	*pools = NULL;
-	for (int i = -1; i < a->o->n_ippool_confs; i++) {
-		const char *conf = i < 0 ? NULL : a->o->ippool_confs[i];
-		char path[PATH_MAX], *out = NULL;
+	for (int i = 0; i < n_stores(a); i++) {
+		const char *conf = store(a, i);
+		char path[PATH_MAX], cmd[PATH_MAX + 64], *out = NULL;
 		char *argv[] = { path, "list", "--json", conf ? "--conf" : NULL, (char *)conf, NULL };
 		struct metrics_pool *more, *all;
 		int n_more, rc;
 
 		snprintf(path, sizeof(path), "%s/ippool", a->o->bin_dir);
+		command_name(SUMMARY_IPPOOL, "list", conf, cmd, sizeof(cmd));
 		rc = child_run(argv, &out);
 		if (rc || summary_pools(out, &more, &n_more) < 0) {
-			run_error(a, "ippool list%s%s: exit %d, no pool counts", conf ? " --conf " : "",
-				  conf ? conf : "", rc);
+			run_error(a, "%s: exit %d, no pool counts", cmd, rc);
 		} else if ((all = realloc(*pools, (size_t)(n->n_pools + n_more + 1) * sizeof(*all)))) {
 			memcpy(all + n->n_pools, more, (size_t)n_more * sizeof(*more));
 			n->n_pools += n_more;
@@ -351,16 +393,7 @@ int agent_pass(struct agent *a, const sigset_t *stop)
 
 	memset(&a->status, 0, sizeof(a->status));
 	a->status.interval = a->o->interval;
-	for (int i = -2; i < a->o->n_ippool_confs; i++) {
-		if (stopping(stop)) {
-			printf("agent: stopping: the reconciles not started are left for the next run\n");
-			break;
-		}
-		if (i == -2)
-			reconcile(a, SUMMARY_SRIOV_RDMA, NULL);
-		else
-			reconcile(a, SUMMARY_IPPOOL, i < 0 ? NULL : a->o->ippool_confs[i]);
-	}
+	reconcile_all(a, stop);
 	a->t.runs++;
 	writable = probe(a);
 	had_old = fold_records(a, &cur);
