@@ -23,11 +23,15 @@ static void check_last_run(const struct agentstatus *s, struct report *r)
 		report_add(r, REPORT_WARN, "agent", "node", FIX_AGENT, "the agent last ran %llds ago, "
 			   "more than %d intervals of %llds: dead pods' VFs and addresses stay held",
 			   age, MISSED_RUNS, (long long)s->interval);
-	else
+	else if (s->interval)
 		report_add(r, REPORT_OK, "agent", "node", NULL, "the agent last ran %llds ago (every "
 			   "%llds): %lld attachments undone, %lld leases freed, %lld left", age,
 			   (long long)s->interval, (long long)s->undone, (long long)s->freed,
 			   (long long)s->failed);
+	else	/* --once without --reconcile-interval: no period to judge it by */
+		report_add(r, REPORT_OK, "agent", "node", NULL, "the agent last ran %llds ago (once, "
+			   "no interval): %lld attachments undone, %lld leases freed, %lld left", age,
+			   (long long)s->undone, (long long)s->freed, (long long)s->failed);
 	if (s->error[0])
 		report_add(r, REPORT_WARN, "agent-run", "node", "see the agent's log; what failed is "
 			   "tried again next run", "the agent's last run: %s", s->error);
