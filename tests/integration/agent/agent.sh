@@ -26,6 +26,7 @@ A_POD=$POD
 add 1
 is "$RC" 0 "pod B: ADD of VF 1"
 pod_die "$POD"	# its netns deleted without DEL: VF 1 back in the host, still held
+fx_sync		# the fake sysfs follows, as the kernel's would
 agent_once "${POOLS[@]}"
 is "$AGENT_RC" 0 "the agent's run succeeds" || diag "$AGENT_ERR"
 metrics_ok "its metrics file parses (prometheus_client, then strictly)"
