@@ -7,9 +7,33 @@
 #include <time.h>
 #include "cniargs.h"
 #include "log.h"
+#include "nsident.h"
 #include "result.h"
 #include "setup.h"
 #include "cmds.h"
+
+/* What reconcile will judge the lease by: CNI_NETNS, and the netns it names
+ * now with this boot's id. A path or identity the store could not record
+ * is left out, as older versions did: reconcile then never frees the lease. */
+static void fill_netns(const char *netns, struct pool_owner *o)
+{
+	bool fits = snprintf(o->netns, sizeof(o->netns), "%s", netns) < (int)sizeof(o->netns);
+	int ret = nsident_of(netns, &o->ns);
+
+	if (!ret)
+		ret = nsident_boot(o->ns.boot);
+	if (ret) {
+		log_warn("ADD %s %s: cannot identify netns %s (%s): reconcile will keep its lease",
+			 o->key.containerid, o->key.ifname, netns, strerror(-ret));
+		memset(&o->ns, 0, sizeof(o->ns));
+	}
+	if (!fits || !pool_owner_netns_valid(o)) {
+		log_warn("ADD %s %s: netns %.64s not recorded: reconcile will keep its lease",
+			 o->key.containerid, o->key.ifname, netns);
+		o->netns[0] = '\0';
+		memset(&o->ns, 0, sizeof(o->ns));
+	}
+}
 
 static void fill_owner(const struct plugin_ctx *ctx, const struct ippool *p, const struct cni_args *args,
 		       struct pool_owner *o)
@@ -22,6 +46,7 @@ static void fill_owner(const struct plugin_ctx *ctx, const struct ippool *p, con
 	snprintf(o->pod_name, sizeof(o->pod_name), "%s", args->pod_name);
 	snprintf(o->pod_uid, sizeof(o->pod_uid), "%s", args->pod_uid);
 	o->created = (int64_t)time(NULL);
+	fill_netns(ctx->env.netns, o);
 }
 
 int cmd_add(struct plugin_ctx *ctx)

@@ -10,6 +10,7 @@ int cmd_check(struct plugin_ctx *ctx);
 int cmd_gc(struct plugin_ctx *ctx);
 int cmd_status(struct plugin_ctx *ctx);
 
-/* argv mode (no CNI_COMMAND): `ippool list`, `ippool fill`. */
+/* argv mode (no CNI_COMMAND): `ippool list`, `ippool fill`, `ippool reconcile`. */
 int tool_list(int argc, char **argv);
 int tool_fill(int argc, char **argv);
+int tool_reconcile(int argc, char **argv);

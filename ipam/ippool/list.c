@@ -49,12 +49,15 @@ static void print_addr(const struct pool_lease *l, const struct pool_addr *a)
 
 	ipaddr_format_u128(a->family, a->addr, text);
 	strftime(when, sizeof(when), "%Y-%m-%dT%H:%M:%SZ", gmtime_r(&t, &tm));
-	/* The last column is GC's scope: "(none)" on a lease of an older ippool. */
-	printf("  %-39s %s %s %s/%s %s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
+	/* Then GC's scope and reconcile's evidence, the netns: "(none)" on a
+	 * lease of an older ippool, and on one whose netns could not be
+	 * identified at ADD; reconcile never frees those. */
+	printf("  %-39s %s %s %s/%s %s %s %s %s\n", text, l->owner.key.containerid, l->owner.key.ifname,
 	       l->owner.pod_namespace[0] ? l->owner.pod_namespace : "-",
 	       l->owner.pod_name[0] ? l->owner.pod_name : "-",
 	       l->owner.pod_uid[0] ? l->owner.pod_uid : "-", when,
-	       l->owner.cni_network[0] ? l->owner.cni_network : "(none)");
+	       l->owner.cni_network[0] ? l->owner.cni_network : "(none)",
+	       l->owner.ns.ino ? l->owner.netns : "(none)");
 }
 
 static int visit(const struct pool_lease *l, void *arg)
@@ -179,7 +182,7 @@ int tool_list(int argc, char **argv)
 	if (!c)
 		return 1;
 	while ((opt = getopt_long(argc, argv, "d:c:", opts, NULL)) != -1) {
-		if (opt == 'd' && strlen(optarg) < sizeof(c->data_dir))
+		if (opt == 'd')
 			data_dir = optarg;
 		else if (opt == 'c')
 			conf_path = optarg;
@@ -189,11 +192,8 @@ int tool_list(int argc, char **argv)
 			goto usage;
 	}
 	ret = 1;
-	if (setup_tool_conf(conf_path, c, &err))
-		goto fail;
-	if (data_dir)
-		strcpy(c->data_dir, data_dir);
-	if (setup_store(c, false, &s, &err) || s->ops->list(s, add_pool, NULL, &pools, &err))
+	if (setup_tool_store(conf_path, data_dir, c, &s, &err) ||
+	    s->ops->list(s, add_pool, NULL, &pools, &err))
 		goto fail;
 	if (json && print_json(s, &pools, &err))
 		goto fail;

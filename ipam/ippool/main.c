@@ -19,6 +19,7 @@ static const struct {
 } tools[] = {
 	{ "list", tool_list },
 	{ "fill", tool_fill },
+	{ "reconcile", tool_reconcile },
 };
 
 int main(int argc, char **argv)
@@ -30,6 +31,7 @@ int main(int argc, char **argv)
 			return tools[i].fn(argc - 1, argv + 1);
 	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 			"       ippool fill --data-dir DIR --range CIDR --count N [--network NAME]\n"
+			"       ippool reconcile [--conf FILE] [--data-dir DIR] [--grace SECONDS] [--dry-run] [--json]\n"
 			"(as a CNI plugin, ippool reads CNI_COMMAND and the config on stdin)\n");
 	return 2;
 }

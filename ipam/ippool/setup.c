@@ -98,6 +98,22 @@ int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out,
 	return pool_store_open(c->store, &cfg, out, err);
 }
 
+int setup_tool_store(const char *conf_path, const char *data_dir, struct pool_conf *c,
+		     struct pool_store **out, struct cni_err *err)
+{
+	int ret = setup_tool_conf(conf_path, c, err);
+
+	*out = NULL;
+	if (ret)
+		return ret;
+	if (data_dir && snprintf(c->data_dir, sizeof(c->data_dir), "%s", data_dir) >=
+			(int)sizeof(c->data_dir)) {
+		cni_err_set(err, CNI_ERR_CONFIG, "--data-dir \"%.64s...\" is too long", data_dir);
+		return -EINVAL;
+	}
+	return setup_store(c, false, out, err);
+}
+
 /* configuration_path, before it is read: a NAD names it. */
 static int confine_file(cJSON *ipam, struct cni_err *err)
 {

@@ -22,3 +22,7 @@ void setup_close(struct ippool *p);
  * and store (conf_path NULL: the default file, which may be absent). */
 int setup_tool_conf(const char *conf_path, struct pool_conf *c, struct cni_err *err);
 int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out, struct cni_err *err);
+/* The store an operator tool works on (`ippool list`, `ippool reconcile`):
+ * setup_tool_conf's, its dataDir replaced by data_dir unless NULL, opened. */
+int setup_tool_store(const char *conf_path, const char *data_dir, struct pool_conf *c,
+		     struct pool_store **out, struct cni_err *err);

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* The table of store backends, the open/close that pick one by name, and the keys they share. */
+/* The table of store backends, the open/close that pick one by name, and the rules their records share. */
 #include <errno.h>
 #include <string.h>
 #include "store.h"
@@ -41,4 +41,41 @@ int pool_store_timeout(const cJSON *store, int *out_ms, struct cni_err *err)
 	}
 	*out_ms = t->valueint;
 	return 0;
+}
+
+/* The kernel's boot id: "6c1d0e2f-0000-4000-8000-000000000001". */
+static bool boot_id_valid(const char *b)
+{
+	size_t i;
+
+	for (i = 0; b[i]; i++)
+		if (i >= 36 || (i == 8 || i == 13 || i == 18 || i == 23 ? b[i] != '-' :
+				!strchr("0123456789abcdef", b[i])))
+			return false;
+	return i == 36;
+}
+
+static bool netns_path_valid(const char *p)
+{
+	size_t i;
+
+	if (p[0] != '/')
+		return false;
+	for (i = 0; p[i] && i < POOL_NETNS_MAX; i++)
+		if ((unsigned char)p[i] <= ' ' || (unsigned char)p[i] >= 0x7f)
+			return false;
+	return i < POOL_NETNS_MAX;
+}
+
+bool pool_owner_netns_valid(const struct pool_owner *o)
+{
+	const struct nsident *n = &o->ns;
+	bool none = !n->dev && !n->ino && !n->boot[0];
+
+	if (!o->netns[0])
+		return none;
+	if (!netns_path_valid(o->netns))
+		return false;
+	return none || (n->ino && n->ino <= POOL_NS_NUM_MAX && n->dev <= POOL_NS_NUM_MAX &&
+			boot_id_valid(n->boot));
 }

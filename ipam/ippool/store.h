@@ -251,6 +251,16 @@ int pool_store_open(const char *name, const struct pool_store_cfg *cfg,
 		    struct pool_store **out, struct cni_err *err);
 void pool_store_close(struct pool_store *s);
 
+/* What a lease may record of its netns, the rule every backend's parser
+ * keeps and ADD records by: netns "" with no identity (leases of older
+ * versions), or an absolute path of printable ASCII without spaces, shorter
+ * than POOL_NETNS_MAX, with no identity (it could not be read at ADD) or
+ * with one: ino 1 to POOL_NS_NUM_MAX, dev 0 to POOL_NS_NUM_MAX (a JSON
+ * number holds them exactly) and a boot id of 36 characters in the
+ * kernel's form (lower-case hex, dashes at 8, 13, 18 and 23). Pure. */
+#define POOL_NS_NUM_MAX ((UINT64_C(1) << 53) - 1)
+bool pool_owner_netns_valid(const struct pool_owner *o);
+
 /* Shared helpers for backends (pure, range.c). */
 
 /* Lowest address in r->span that is neither in r->skip nor in taken[0..n),

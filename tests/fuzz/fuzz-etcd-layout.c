@@ -31,11 +31,13 @@ static void lease(const char *value)
 	char *again;
 
 	if (layout_parse_lease(PREFIX, value, &l, keys, node)) {
-		if (l.n_addrs || l.owner.key.containerid[0] || node[0])
+		if (l.n_addrs || l.owner.key.containerid[0] || node[0] || l.owner.netns[0] ||
+		    l.owner.node[0])
 			abort();
 		return;
 	}
-	if (l.n_addrs < 1 || l.n_addrs > POOL_MAX_RANGES)
+	if (l.n_addrs < 1 || l.n_addrs > POOL_MAX_RANGES || !pool_owner_netns_valid(o) ||
+	    strcmp(o->node, node))
 		abort();
 	for (int i = 0; i < l.n_addrs; i++)
 		if ((l.addrs[i].family != AF_INET && l.addrs[i].family != AF_INET6) ||
@@ -50,7 +52,9 @@ static void lease(const char *value)
 	    strcmp(node, node2) || strcmp(o->cni_network, b->cni_network) ||
 	    strcmp(o->key.containerid, b->key.containerid) || strcmp(o->key.ifname, b->key.ifname) ||
 	    strcmp(o->pod_namespace, b->pod_namespace) || strcmp(o->pod_name, b->pod_name) ||
-	    strcmp(o->pod_uid, b->pod_uid) || o->created != b->created)
+	    strcmp(o->pod_uid, b->pod_uid) || o->created != b->created ||
+	    strcmp(o->netns, b->netns) || o->ns.dev != b->ns.dev || o->ns.ino != b->ns.ino ||
+	    strcmp(o->ns.boot, b->ns.boot))
 		abort();
 	for (int i = 0; i < l.n_addrs; i++) {
 		same_addr(&l.addrs[i], &back.addrs[i]);

@@ -1,7 +1,8 @@
 // SPDX-License-Identifier: Apache-2.0
 /* Fuzz target: the local store's record files (lease, hold, pool, state) as
  * a crash, a full disk or a person may leave them. A record the parser takes
- * holds only what the format allows and is written back byte for byte. */
+ * holds only what the format allows (a lease's netns lines too) and is
+ * written back byte for byte. */
 #include <errno.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -31,7 +32,8 @@ static void lease(const char *buf, size_t size)
 		return;
 	}
 	if (s.l.n_addrs < 1 || s.l.n_addrs > POOL_MAX_RANGES ||
-	    !env_valid_id(s.l.owner.key.containerid) || !env_valid_ifname(s.l.owner.key.ifname))
+	    !env_valid_id(s.l.owner.key.containerid) || !env_valid_ifname(s.l.owner.key.ifname) ||
+	    !pool_owner_netns_valid(&s.l.owner))
 		abort();
 	for (int i = 0; i < s.l.n_addrs; i++)
 		if (s.l.addrs[i].prefix_len < 0 ||
@@ -47,7 +49,9 @@ static void lease(const char *buf, size_t size)
 	    strcmp(back.l.owner.pod_namespace, s.l.owner.pod_namespace) ||
 	    strcmp(back.l.owner.pod_name, s.l.owner.pod_name) ||
 	    strcmp(back.l.owner.pod_uid, s.l.owner.pod_uid) ||
-	    back.l.owner.created != s.l.owner.created || back.l.n_addrs != s.l.n_addrs)
+	    back.l.owner.created != s.l.owner.created || back.l.n_addrs != s.l.n_addrs ||
+	    strcmp(back.l.owner.netns, s.l.owner.netns) || back.l.owner.ns.dev != s.l.owner.ns.dev ||
+	    back.l.owner.ns.ino != s.l.owner.ns.ino || strcmp(back.l.owner.ns.boot, s.l.owner.ns.boot))
 		abort();
 	for (int i = 0; i < s.l.n_addrs; i++)
 		if (strcmp(back.l.addrs[i].network, s.l.addrs[i].network) ||

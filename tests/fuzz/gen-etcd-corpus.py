@@ -6,7 +6,9 @@ requests ippool sends go to etcd over raw sockets, and what comes back is kept:
 whole HTTP replies (the range of everything comes chunked, two come on one
 kept-alive connection), their
 JSON bodies (range, txn success and failure, errors, an auth token), and every
-value ippool wrote (leases, pool infos, addresses, a hold).
+value ippool wrote (leases, pool infos, addresses, a hold). The leases record a
+real netns (made here: root), as ADD does; the *-before-netns seeds are leases
+an ippool before netns recording wrote, kept as they were.
 usage: tests/integration/etcd/etcd-env.sh tests/fuzz/gen-etcd-corpus.py BUILD_DIR
 (etcd-env.sh starts a throw-away etcd; the script turns its auth on at the end)"""
 import base64
@@ -80,10 +82,13 @@ def exchange(name, path, body, token=None):
     return json.loads(body_of(reply))
 
 
+NETNS = f'gen-etcd-corpus-{os.getpid()}'
+
+
 def ippool(cmd, ipam, cid, ifname='net1'):
     conf = {'cniVersion': '1.0.0', 'name': 'seed', 'type': 'sriov-rdma', 'ipam': ipam}
     env = dict(os.environ, CNI_COMMAND=cmd, CNI_CONTAINERID=cid, CNI_IFNAME=ifname,
-               CNI_NETNS='/var/run/netns/seed', CNI_PATH='/nonexistent',
+               CNI_NETNS=f'/var/run/netns/{NETNS}', CNI_PATH='/nonexistent',
                CNI_ARGS='IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=worker-0;'
                         'K8S_POD_UID=6f1c2d3e-0000-4000-8000-000000000001')
     p = subprocess.run([os.path.join(sys.argv[1], 'ipam/ippool/ippool')], input=json.dumps(conf),
@@ -151,4 +156,8 @@ def main():
 
 
 if __name__ == '__main__':
-    main()
+    subprocess.run(['ip', 'netns', 'add', NETNS], check=True)
+    try:
+        main()
+    finally:
+        subprocess.run(['ip', 'netns', 'del', NETNS], check=False)

@@ -3,17 +3,21 @@
 # Writes the seed corpora of fuzz-local and fuzz-lindex from files ippool
 # itself wrote: a local store with a single-stack lease, a dual-stack one with
 # pod metadata, a hold (release_hold_seconds), pool files, the state file and
-# the index files of both families.
+# the index files of both families. The leases record a real netns (made
+# here: root), as ADD does; the *-before-netns seeds are leases an ippool
+# before netns recording wrote, kept as they were.
 # usage: tests/fuzz/gen-local-corpus.sh BUILD_DIR
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
 ippool=$1/ipam/ippool/ippool
 d=$(mktemp -d /run/gen-local-corpus.XXXXXX)
-trap 'rm -rf "$d"' EXIT
+ns=gen-local-corpus-$$
+ip netns add "$ns"
+trap 'ip netns del "$ns"; rm -rf "$d"' EXIT
 
 run() {
 	printf '{"cniVersion":"1.0.0","name":"seed","type":"sriov-rdma","ipam":%s}' "$2" |
-		CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_IFNAME=net1 CNI_NETNS=/var/run/netns/seed \
+		CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_IFNAME=net1 CNI_NETNS=/var/run/netns/$ns \
 		CNI_PATH=/nonexistent CNI_ARGS="IgnoreUnknown=1;K8S_POD_NAMESPACE=team-a;K8S_POD_NAME=worker-0;K8S_POD_UID=6f1c2d3e-0000-4000-8000-000000000001" \
 		"$ippool" >/dev/null
 }

@@ -3,12 +3,14 @@
 #include <check.h>
 #include <errno.h>
 #include <limits.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <cjson/cJSON.h>
 #include <sys/socket.h>
 #include "etcd_client.h"
 #include "etcd_layout.h"
+#include "unit.h"
 #include "http.h"
 
 /* The field of a request's JSON, as a string ("" when absent). */
@@ -529,6 +531,8 @@ START_TEST(keys_by_scope)
 }
 END_TEST
 
+#define BOOT "2dd41058-814b-48e8-9a29-17e48eba27f6"
+
 START_TEST(lease_round_trip)
 {
 	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX] = { "/p/n/_/v4/c0000201",
@@ -536,7 +540,8 @@ START_TEST(lease_round_trip)
 	char back_keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
 	struct pool_lease l = {
 		.owner = { .key = { "c1", "net1" }, .cni_network = "rail-1", .pod_namespace = "ns",
-			   .pod_name = "p", .pod_uid = "u", .created = 1796034403 },
+			   .pod_name = "p", .pod_uid = "u", .created = 1796034403,
+			   .netns = "/var/run/netns/cni-1", .ns = { 4, 4026532174, BOOT } },
 		.addrs = { { "_", "192.0.2.0/24", AF_INET, 24, 0xc0000201 },
 			   { "_", "2001:db8::/64", AF_INET6, 64,
 			     ((ipaddr_u128)0x20010db8 << 96) | 2 } },
@@ -556,7 +561,14 @@ START_TEST(lease_round_trip)
 	ck_assert_int_eq(back.addrs[1].family, AF_INET6);
 	ck_assert_int_eq(back.addrs[1].prefix_len, 64);
 	ck_assert_str_eq(back_keys[1], keys[1]);
+	ck_assert_str_eq(back.owner.netns, "/var/run/netns/cni-1");
+	ck_assert(back.owner.ns.dev == 4 && back.owner.ns.ino == 4026532174);
+	ck_assert_str_eq(back.owner.ns.boot, BOOT);
 	free(v);
+	/* the writer refuses what the reader would */
+	l.owner.ns.boot[0] = 'X';
+	ck_assert_ptr_null(layout_lease_value(&l, keys, "node-1"));
+	l.owner.ns.boot[0] = '2';
 	/* without a network: no cniNetwork written */
 	l.owner.cni_network[0] = '\0';
 	v = layout_lease_value(&l, keys, "node-1");
@@ -574,6 +586,9 @@ END_TEST
 #define LEASE_HEAD "{\"containerID\":\"c1\",\"ifname\":\"net1\",\"podNamespace\":\"\",\"podName\":\"\"," \
 		   "\"podUID\":\"\",\"created\":1,\"addrs\":[{\"network\":\"_\",\"pool\":\"192.0.2.0/24\"," \
 		   "\"family\":4,\"prefixLength\":24,\"address\":\"192.0.2.1\",\"key\":\"/p/n/_/v4/c0000201\"}]"
+#define NETNS_ID(dev, ino, boot) ",\"netns\":\"/run/netns/x\",\"netnsDev\":" dev ",\"netnsIno\":" ino \
+	",\"bootID\":" boot
+#define NETNS_OK NETNS_ID("4", "4026532174", "\"" BOOT "\"")
 static const struct {
 	const char *value;
 	int ret;
@@ -586,6 +601,26 @@ static const struct {
 	{ LEASE_HEAD ",\"cniNetwork\":\"\"}", 0, "", "" },
 	{ LEASE_HEAD ",\"cniNetwork\":7}", -EINVAL, NULL, NULL },
 	{ LEASE_HEAD ",\"node\":null}", -EINVAL, NULL, NULL },
+	/* the netns: absent before reconcile, else checked as every store's */
+	{ LEASE_HEAD ",\"netns\":\"/var/run/netns/x\"}", 0, "", "" },
+	{ LEASE_HEAD NETNS_OK "}", 0, "", "" },
+	{ LEASE_HEAD ",\"netns\":\"var/run/netns/x\"}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netns\":\"/var/run/netns/a b\"}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netns\":7}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netnsDev\":4,\"netnsIno\":4026532174,\"bootID\":\"" BOOT "\"}", -EINVAL,
+	  NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "0", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "-1", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("-4", "1", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "1.5", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "9007199254740992", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "\"4026532174\"", "\"" BOOT "\"") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "4026532174", "\"2dd41058-814b-48e8-9a29-17e48eba27f\"") "}", -EINVAL,
+	  NULL, NULL },
+	{ LEASE_HEAD NETNS_ID("4", "4026532174", "36") "}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netns\":\"/run/netns/x\",\"netnsIno\":4026532174}", -EINVAL, NULL, NULL },
+	{ LEASE_HEAD ",\"netns\":\"/run/netns/x\",\"netnsIno\":4026532174,\"bootID\":\"" BOOT "\"}", -EINVAL,
+	  NULL, NULL },
 };
 
 START_TEST(lease_versions)
@@ -598,6 +633,24 @@ START_TEST(lease_versions)
 		return;
 	ck_assert_str_eq(l.owner.cni_network, leases[_i].cni_network);
 	ck_assert_str_eq(node, leases[_i].node);
+	ck_assert_str_eq(l.owner.node, leases[_i].node);
+}
+END_TEST
+
+/* A lease an ippool before netns recording wrote (a seed kept from then):
+ * read with no netns, which reconcile never frees, and its node. */
+START_TEST(lease_before_netns)
+{
+	char keys[POOL_MAX_RANGES][LAYOUT_KEY_MAX], node[LAYOUT_NODE_MAX];
+	char *text = unit_seed("etcd-layout/o_c1_net1-before-netns");
+	struct pool_lease l;
+
+	ck_assert_int_eq(layout_parse_lease("/seed", text, &l, keys, node), 0);
+	ck_assert_str_eq(l.owner.key.containerid, "c1");
+	ck_assert_str_eq(l.owner.node, "vm");
+	ck_assert_str_eq(l.owner.netns, "");
+	ck_assert(!l.owner.ns.ino && !l.owner.ns.dev && !l.owner.ns.boot[0]);
+	free(text);
 }
 END_TEST
 
@@ -794,6 +847,7 @@ int main(void)
 	tcase_add_test(tc, keys_by_scope);
 	tcase_add_test(tc, lease_round_trip);
 	tcase_add_loop_test(tc, lease_versions, 0, sizeof(leases) / sizeof(leases[0]));
+	tcase_add_test(tc, lease_before_netns);
 	tcase_add_test(tc, gc_keys);
 	tcase_add_test(tc, gc_key_longest);
 	tcase_add_loop_test(tc, gc_key_bad, 0, sizeof(bad_gc_keys) / sizeof(bad_gc_keys[0]));

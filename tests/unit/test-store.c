@@ -8,6 +8,7 @@
 #include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
+#include "lrecord.h"
 #include "range.h"
 #include "store.h"
 #include "unit.h"
@@ -303,6 +304,102 @@ START_TEST(test_bad_lease)
 }
 END_TEST
 
+/* A whole lease but for its netns lines, each a damage pool_owner_netns_valid refuses. */
+#define NS_LEASE(lines) "ippool-lease 1\ncontainerid a\nifname net1\ncni_network A\ncreated 1\n" lines \
+	"addr n 192.0.2.0/24 24 1 192.0.2.9\n"
+#define NS_ID(dev, ino, boot) "netns_dev " dev "\nnetns_ino " ino "\nboot_id " boot "\n"
+#define BOOT "2dd41058-814b-48e8-9a29-17e48eba27f6"
+static const char *const bad_netns[] = {
+	NS_LEASE("netns var/run/netns/x\n"),
+	NS_LEASE("netns /var/run/netns/a b\n"),
+	NS_LEASE("netns /var/run/netns/\xc3\xa9\n"),
+	NS_LEASE(NS_ID("4", "4026532174", BOOT)),			/* an identity without its path */
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "0", BOOT)),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "4026532174", "2dd41058-814b-48e8-9a29-17e48eba27f")),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "4026532174", "2DD41058-814B-48E8-9A29-17E48EBA27F6")),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "4026532174", "2dd41058x814b-48e8-9a29-17e48eba27f6")),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "9007199254740992", BOOT)),	/* 2^53 */
+	NS_LEASE("netns /run/netns/x\n" NS_ID("9007199254740992", "1", BOOT)),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "-1", BOOT)),
+	NS_LEASE("netns /run/netns/x\n" NS_ID("4", "99999999999999999999", BOOT)),
+	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\nboot_id " BOOT "\n" "netns_ino 1\n"),
+	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\n"),	/* no boot: a part missing */
+	NS_LEASE("netns /run/netns/x\nboot_id " BOOT "\n"),
+	NS_LEASE("netns /run/netns/x\nnetns_ino 4026532174\nboot_id " BOOT "\n"),	/* dev 0, but no line */
+};
+
+START_TEST(test_bad_netns)
+{
+	struct lrec_lease s;
+
+	ck_assert_int_eq(lrec_lease_parse(bad_netns[_i], strlen(bad_netns[_i]), &s), -EBADMSG);
+	ck_assert_str_eq(s.l.owner.netns, "");
+}
+END_TEST
+
+/* What ADD records of the netns comes back from the store as it went in. */
+START_TEST(test_netns_round_trip)
+{
+	struct pool_range r = range(0, "n", "192.0.2.0/24", true);
+	struct pool_owner o = owner("a");
+	struct pool_lease l;
+	struct lrec_lease s, back;
+	struct cni_err err = { 0 };
+	char buf[16384];
+	int n;
+
+	snprintf(o.netns, sizeof(o.netns), "/var/run/netns/cni-6c1d0e2f");
+	o.ns = (struct nsident){ .dev = 4, .ino = 4026532174, .boot = BOOT };
+	ck_assert_int_eq(st->ops->reserve(st, &o, &r, 1, &l, &err), 0);
+	ck_assert_int_eq(st->ops->lookup(st, &o.key, &l, &err), 0);
+	ck_assert_str_eq(l.owner.netns, "/var/run/netns/cni-6c1d0e2f");
+	ck_assert(l.owner.ns.dev == 4 && l.owner.ns.ino == 4026532174);
+	ck_assert_str_eq(l.owner.ns.boot, BOOT);
+	ck_assert_str_eq(l.owner.node, "");
+	/* a path recorded without its identity (unreadable at ADD) */
+	memset(&s, 0, sizeof(s));
+	s.l = l;
+	memset(&s.l.owner.ns, 0, sizeof(s.l.owner.ns));
+	n = lrec_lease_format(&s, buf, sizeof(buf));
+	ck_assert_int_gt(n, 0);
+	ck_assert_ptr_null(strstr(buf, "boot_id"));
+	ck_assert_int_eq(lrec_lease_parse(buf, (size_t)n, &back), 0);
+	ck_assert_str_eq(back.l.owner.netns, "/var/run/netns/cni-6c1d0e2f");
+	ck_assert(back.l.owner.ns.ino == 0);
+	/* the longest path fits a record with 8 addresses */
+	memset(s.l.owner.netns, 'n', POOL_NETNS_MAX - 1);
+	s.l.owner.netns[0] = '/';
+	s.l.owner.netns[POOL_NETNS_MAX - 1] = '\0';
+	s.l.owner.ns = o.ns;
+	s.l.n_addrs = POOL_MAX_RANGES;
+	for (int i = 0; i < POOL_MAX_RANGES; i++) {
+		s.l.addrs[i] = l.addrs[0];
+		memset(s.l.addrs[i].network, 'w', POOL_NAME_MAX - 1);
+		memset(s.l.addrs[i].pool, 'p', POOL_ID_MAX - 1);
+	}
+	ck_assert_int_gt(lrec_lease_format(&s, buf, sizeof(buf)), 0);
+	/* the writer refuses what the reader would */
+	s.l.owner.netns[0] = 'x';
+	ck_assert_int_eq(lrec_lease_format(&s, buf, sizeof(buf)), -EINVAL);
+}
+END_TEST
+
+/* A lease file an ippool before netns recording wrote (a seed kept from
+ * then): read with no netns, which reconcile never frees. */
+START_TEST(test_old_lease_file)
+{
+	char *text = unit_seed("local/lease-dual-before-netns");
+	struct lrec_lease s;
+
+	ck_assert_int_eq(lrec_lease_parse(text, strlen(text), &s), 0);
+	ck_assert_str_eq(s.l.owner.key.containerid, "d1");
+	ck_assert_int_eq(s.l.n_addrs, 2);
+	ck_assert_str_eq(s.l.owner.netns, "");
+	ck_assert(!s.l.owner.ns.ino && !s.l.owner.ns.dev && !s.l.owner.ns.boot[0]);
+	free(text);
+}
+END_TEST
+
 static long ms_since(const struct timespec *t0)
 {
 	struct timespec now;
@@ -489,6 +586,9 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_scopes, 0, N(scopes));
 	tcase_add_test(tc, test_gc);
 	tcase_add_loop_test(tc, test_bad_lease, 0, N(bad_leases));
+	tcase_add_loop_test(tc, test_bad_netns, 0, N(bad_netns));
+	tcase_add_test(tc, test_netns_round_trip);
+	tcase_add_test(tc, test_old_lease_file);
 	tcase_add_loop_test(tc, test_lock_bound, 0, N(locked_ops));
 	tcase_add_loop_test(tc, test_bad_timeout, 0, N(bad_timeouts));
 	tcase_add_test(tc, test_list);

@@ -3,6 +3,7 @@
 #pragma once
 
 #include <check.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +17,22 @@ static inline char *unit_dq(const char *s)
 		if (*p == '\'')
 			*p = '"';
 	return d;
+}
+
+/* A seed of the fuzz corpus (tests/fuzz/corpus/<rel>) whole, malloc'd,
+ * NUL-terminated: real records a test reads as a parser would. */
+static inline char *unit_seed(const char *rel)
+{
+	char path[512], *text = NULL;
+	size_t len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/../fuzz/corpus/%s", SRCDIR, rel);
+	f = fopen(path, "r");
+	ck_assert_msg(f != NULL, "cannot open %s", path);
+	ck_assert_int_gt(getdelim(&text, &len, '\0', f), 0);
+	fclose(f);
+	return text;
 }
 
 /* Runs one module's test case (add_tests fills it); exit status 0 only

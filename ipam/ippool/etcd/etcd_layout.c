@@ -175,11 +175,22 @@ bool layout_value_held_by(const char *value, const struct pool_key *k)
 	return held;
 }
 
+/* The netns keys, each only where something is recorded (as the local
+ * store's lines): "netns", then "netnsDev", "netnsIno", "bootID". */
+static bool add_netns(cJSON *o, const struct pool_owner *w)
+{
+	if (w->netns[0] && !cJSON_AddStringToObject(o, "netns", w->netns))
+		return false;
+	return !w->ns.ino || (cJSON_AddNumberToObject(o, "netnsDev", (double)w->ns.dev) &&
+			      cJSON_AddNumberToObject(o, "netnsIno", (double)w->ns.ino) &&
+			      cJSON_AddStringToObject(o, "bootID", w->ns.boot));
+}
+
 /* Lease JSON: owner metadata and, per address, the key that holds it. */
 char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX], const char *node)
 {
-	cJSON *o = cJSON_CreateObject(), *arr, *a;
 	const struct pool_owner *w = &l->owner;
+	cJSON *o = pool_owner_netns_valid(w) ? cJSON_CreateObject() : NULL, *arr, *a;
 	char text[64];
 	int i;
 	bool ok = o && cJSON_AddStringToObject(o, "containerID", w->key.containerid) &&
@@ -189,7 +200,8 @@ char *layout_lease_value(const struct pool_lease *l, char keys[][LAYOUT_KEY_MAX]
 		  cJSON_AddStringToObject(o, "podUID", w->pod_uid) &&
 		  cJSON_AddNumberToObject(o, "created", (double)w->created) &&
 		  cJSON_AddStringToObject(o, "node", node) &&
-		  (!w->cni_network[0] || cJSON_AddStringToObject(o, "cniNetwork", w->cni_network));
+		  (!w->cni_network[0] || cJSON_AddStringToObject(o, "cniNetwork", w->cni_network)) &&
+		  add_netns(o, w);
 
 	arr = ok ? cJSON_AddArrayToObject(o, "addrs") : NULL;
 	for (i = 0; arr && i < l->n_addrs; i++) {
@@ -276,6 +288,34 @@ static bool copy_optional(const cJSON *o, const char *name, char *out, size_t si
 	return !cJSON_GetObjectItemCaseSensitive(o, name) || copy_str(o, name, out, size);
 }
 
+/* A number that older versions did not write: 0 when absent. */
+static bool copy_optional_u64(const cJSON *o, const char *name, uint64_t *out)
+{
+	const cJSON *v = cJSON_GetObjectItemCaseSensitive(o, name);
+	int64_t n = 0;
+
+	*out = 0;
+	if (v && (!json_int64(v, &n) || n < 0))
+		return false;
+	*out = (uint64_t)n;
+	return true;
+}
+
+/* The netns keys: absent in leases of older versions, checked as every
+ * store's lease records are; the three of the identity only together. */
+static bool parse_netns(const cJSON *o, struct pool_owner *w)
+{
+	int ids = !!cJSON_GetObjectItemCaseSensitive(o, "netnsDev") +
+		  !!cJSON_GetObjectItemCaseSensitive(o, "netnsIno") +
+		  !!cJSON_GetObjectItemCaseSensitive(o, "bootID");
+
+	return (ids == 0 || ids == 3) && copy_optional(o, "netns", w->netns, sizeof(w->netns)) &&
+	       copy_optional_u64(o, "netnsDev", &w->ns.dev) &&
+	       copy_optional_u64(o, "netnsIno", &w->ns.ino) &&
+	       copy_optional(o, "bootID", w->ns.boot, sizeof(w->ns.boot)) &&
+	       pool_owner_netns_valid(w);
+}
+
 int layout_parse_lease(const char *prefix, const char *value, struct pool_lease *l,
 		       char keys[][LAYOUT_KEY_MAX], char node[LAYOUT_NODE_MAX])
 {
@@ -288,6 +328,7 @@ int layout_parse_lease(const char *prefix, const char *value, struct pool_lease 
 	memset(l, 0, sizeof(*l));
 	ok = copy_optional(o, "node", node, LAYOUT_NODE_MAX) &&
 	     copy_optional(o, "cniNetwork", w->cni_network, sizeof(w->cni_network)) &&
+	     parse_netns(o, w) &&
 	     (!w->cni_network[0] || env_valid_id(w->cni_network)) &&
 	     copy_str(o, "containerID", w->key.containerid, sizeof(w->key.containerid)) &&
 	     copy_str(o, "ifname", w->key.ifname, sizeof(w->key.ifname)) &&
@@ -309,6 +350,8 @@ int layout_parse_lease(const char *prefix, const char *value, struct pool_lease 
 		memset(l, 0, sizeof(*l));
 		*node = '\0';
 	}
+	_Static_assert(LAYOUT_NODE_MAX == POOL_NODE_MAX, "a lease's node fits its owner's");
+	memcpy(w->node, node, POOL_NODE_MAX);
 	return ok ? 0 : -EINVAL;
 }
 

@@ -49,10 +49,13 @@ bool layout_value_blocks(const char *value, int64_t now);
 bool layout_value_held_by(const char *value, const struct pool_key *k);
 bool layout_value_has_holder(const char *value);
 
-/* The lease: owner metadata (its CNI network "cniNetwork" when it has one),
- * the node that made it and, per address, the key that holds it. Parsing
- * gives node "" and cni_network "" when absent (older versions); present,
- * they must be valid. It also checks what keys are made of: an attachment
+/* The lease: owner metadata (its CNI network "cniNetwork" when it has one,
+ * its netns "netns" and that netns's identity "netnsDev", "netnsIno",
+ * "bootID" when recorded), the node that made it and, per address, the key
+ * that holds it; NULL (also when pool_owner_netns_valid refuses the owner)
+ * on failure. Parsing gives node (also into l->owner.node), cni_network and
+ * the netns fields "" and 0 when absent (older versions); present, they
+ * must be valid (pool_owner_netns_valid). It also checks what keys are made of: an attachment
  * the id rules of docs/internals.md (Contracts) allow, 1 to POOL_MAX_RANGES
  * addresses, each with family 4 or 6, a prefix length that family has, and
  * the key of that address under prefix; -EINVAL (l zeroed) otherwise. */

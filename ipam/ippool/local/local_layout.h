@@ -17,9 +17,10 @@
  *                               "<boot id> clean" while index/ matches leases/
  *                               and holds/ exactly, "... dirty" during a change
  *   leases/<containerID>:<ifname>  one text file per attachment: who, when, its
- *                               CNI network (GC's scope; absent in leases of
- *                               older versions), and each address with its
- *                               address space (network_name) and pool
+ *                               CNI network (GC's scope), its netns and that
+ *                               netns's identity (reconcile's; both absent in
+ *                               leases of older versions), and each address
+ *                               with its address space (network_name) and pool
  *   holds/<scope>@<hex address> an address released less than
  *                               release_hold_seconds ago: scope, address, until
  *   pools/<network>:<pool>      the last configuration seen of each pool (list)
@@ -35,8 +36,9 @@
 enum local_dir { LOCAL_LEASES, LOCAL_HOLDS, LOCAL_POOLS, LOCAL_INDEX, LOCAL_N_DIRS };
 
 #define LOCAL_SCOPE_MAX LREC_SCOPE_MAX
-/* A record file's size bound, written or read. */
-#define LOCAL_FILE_MAX 8192
+/* A record file's size bound, written or read: a lease with every field at
+ * its longest (a netns path of 4095 bytes, 8 addresses) fits. */
+#define LOCAL_FILE_MAX 16384
 /* A lease's name leaves room for the temp file's 5 bytes more. */
 #define LOCAL_LEASE_NAME_MAX (NAME_MAX + 1 - 5)
 

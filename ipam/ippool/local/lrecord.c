@@ -88,6 +88,8 @@ int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size)
 	char ns[POOL_STR_MAX], name[POOL_STR_MAX], uid[POOL_STR_MAX], a[64];
 	int n, k;
 
+	if (!pool_owner_netns_valid(o))
+		return -EINVAL;
 	clean_value(o->pod_namespace, ns, sizeof(ns));
 	clean_value(o->pod_name, name, sizeof(name));
 	clean_value(o->pod_uid, uid, sizeof(uid));
@@ -97,6 +99,16 @@ int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size)
 			  o->key.containerid, o->key.ifname, o->cni_network[0] ? "cni_network " : "",
 			  o->cni_network, o->cni_network[0] ? "\n" : "", ns, name, uid, o->created),
 		 size);
+	/* The netns lines only where there is something recorded. */
+	if (n >= 0 && o->netns[0]) {
+		k = done(snprintf(buf + n, size - (size_t)n, "netns %s\n", o->netns), size - (size_t)n);
+		n = k < 0 ? k : n + k;
+	}
+	if (n >= 0 && o->ns.ino) {
+		k = done(snprintf(buf + n, size - (size_t)n, "netns_dev %" PRIu64 "\nnetns_ino %" PRIu64
+				  "\nboot_id %s\n", o->ns.dev, o->ns.ino, o->ns.boot), size - (size_t)n);
+		n = k < 0 ? k : n + k;
+	}
 	for (int i = 0; i < s->l.n_addrs && n >= 0; i++) {
 		const struct pool_addr *p = &s->l.addrs[i];
 
@@ -144,26 +156,36 @@ static int lease_addr(const char **p, const char *end, struct lrec_lease *s)
 	return 0;
 }
 
+enum line_kind { TEXT, I64, U64 };
+
 /* The owner's lines: where each goes. */
 static const struct {
 	const char *key;
-	size_t off, size;
+	size_t off, size;	/* size: of a TEXT line's buffer */
+	enum line_kind kind;
 } owner_lines[] = {
-	{ "containerid", offsetof(struct pool_owner, key.containerid), POOL_NAME_MAX },
-	{ "ifname", offsetof(struct pool_owner, key.ifname), POOL_IFNAME_MAX },
-	{ "cni_network", offsetof(struct pool_owner, cni_network), POOL_NAME_MAX },
-	{ "pod_namespace", offsetof(struct pool_owner, pod_namespace), POOL_STR_MAX },
-	{ "pod_name", offsetof(struct pool_owner, pod_name), POOL_STR_MAX },
-	{ "pod_uid", offsetof(struct pool_owner, pod_uid), POOL_STR_MAX },
-	{ "created", 0, 0 },
+	{ "containerid", offsetof(struct pool_owner, key.containerid), POOL_NAME_MAX, TEXT },
+	{ "ifname", offsetof(struct pool_owner, key.ifname), POOL_IFNAME_MAX, TEXT },
+	{ "cni_network", offsetof(struct pool_owner, cni_network), POOL_NAME_MAX, TEXT },
+	{ "pod_namespace", offsetof(struct pool_owner, pod_namespace), POOL_STR_MAX, TEXT },
+	{ "pod_name", offsetof(struct pool_owner, pod_name), POOL_STR_MAX, TEXT },
+	{ "pod_uid", offsetof(struct pool_owner, pod_uid), POOL_STR_MAX, TEXT },
+	{ "created", offsetof(struct pool_owner, created), 0, I64 },
+	{ "netns", offsetof(struct pool_owner, netns), POOL_NETNS_MAX, TEXT },
+	{ "netns_dev", offsetof(struct pool_owner, ns.dev), 0, U64 },
+	{ "netns_ino", offsetof(struct pool_owner, ns.ino), 0, U64 },
+	{ "boot_id", offsetof(struct pool_owner, ns.boot), NSIDENT_BOOT_MAX, TEXT },
 };
 #define N_OWNER_LINES (sizeof(owner_lines) / sizeof(owner_lines[0]))
+#define REQUIRED_LINES 0x43u	/* containerid, ifname, created */
+#define NS_ID_LINES 0x700u	/* netns_dev, netns_ino, boot_id: all or none */
 
 /* One "<key> <value>\n" line of the owner; seen: the lines already read. */
 static int lease_owner(const char **p, const char *end, const char *key, struct pool_owner *o,
 		       unsigned int *seen)
 {
-	char v[POOL_STR_MAX];
+	char v[POOL_NETNS_MAX], *to;
+	int64_t num;
 	size_t i;
 
 	for (i = 0; i < N_OWNER_LINES && strcmp(key, owner_lines[i].key); i++)
@@ -171,11 +193,18 @@ static int lease_owner(const char **p, const char *end, const char *key, struct 
 	if (i == N_OWNER_LINES || *seen & 1u << i || rest(p, end, v, sizeof(v)))
 		return -EBADMSG;
 	*seen |= 1u << i;
-	if (!owner_lines[i].size)
-		return parse_i64(v, &o->created);
-	if (strlen(v) >= owner_lines[i].size)
+	to = (char *)o + owner_lines[i].off;
+	if (owner_lines[i].kind == TEXT) {
+		if (strlen(v) >= owner_lines[i].size)
+			return -EBADMSG;
+		strcpy(to, v);
+	} else if (parse_i64(v, &num)) {
 		return -EBADMSG;
-	strcpy((char *)o + owner_lines[i].off, v);
+	} else if (owner_lines[i].kind == I64) {
+		*(int64_t *)(void *)to = num;
+	} else {
+		*(uint64_t *)(void *)to = (uint64_t)num;
+	}
 	return 0;
 }
 
@@ -197,10 +226,14 @@ int lrec_lease_parse(const char *buf, size_t len, struct lrec_lease *s)
 		else if (!ret)
 			ret = lease_owner(&p, end, key, o, &seen);
 	}
-	/* containerid, ifname and created are there; the CNI network (older
-	 * versions wrote none) and pod lines may be left out. */
-	if (ret || (seen & 0x43) != 0x43 || !s->l.n_addrs || !env_valid_id(o->key.containerid) ||
-	    !env_valid_ifname(o->key.ifname) || (o->cni_network[0] && !env_valid_id(o->cni_network))) {
+	/* containerid, ifname and created are there; the CNI network, the
+	 * netns lines (older versions wrote none) and pod lines may be left out,
+	 * the three of the netns's identity only together. */
+	if (ret || (seen & REQUIRED_LINES) != REQUIRED_LINES ||
+	    ((seen & NS_ID_LINES) && (seen & NS_ID_LINES) != NS_ID_LINES) ||
+	    !s->l.n_addrs || !env_valid_id(o->key.containerid) ||
+	    !env_valid_ifname(o->key.ifname) || (o->cni_network[0] && !env_valid_id(o->cni_network)) ||
+	    !pool_owner_netns_valid(o)) {
 		memset(s, 0, sizeof(*s));
 		return -EBADMSG;
 	}

@@ -30,11 +30,16 @@ struct lrec_hold {
  * hold or pool file exactly so, byte for byte) and returns 0, or -EBADMSG
  * for anything else: a cut, a byte more, a field too long for its buffer, a
  * number out of range. */
+/* A lease's netns lines ("netns <path>", then "netns_dev <n>", "netns_ino
+ * <n>", "boot_id <id>" when the identity was read) are written only when
+ * recorded; its format is -EINVAL when pool_owner_netns_valid refuses them. */
 int lrec_lease_format(const struct lrec_lease *s, char *buf, size_t size);
 /* Also -EBADMSG: an attachment or CNI network the id rules of
  * docs/internals.md (Contracts) do not allow, no address or more than POOL_MAX_RANGES, a prefix length its family does not
- * have, a line twice or missing (containerid, ifname, created; cni_network
- * may be absent, as older versions wrote leases). */
+ * have, netns lines pool_owner_netns_valid refuses (the identity without
+ * the path, a part of it missing), a line twice or missing (containerid,
+ * ifname, created; cni_network and the netns lines may be absent, as older
+ * versions wrote leases). */
 int lrec_lease_parse(const char *buf, size_t len, struct lrec_lease *s);
 
 int lrec_hold_format(const struct lrec_hold *h, char *buf, size_t size);

@@ -28,7 +28,7 @@ damage() {
 	case $2 in
 	cut) truncate -s $(($(stat -c %s "$1") / 2 + 3)) "$1" ;;
 	empty) : >"$1" ;;
-	grown) head -c 9000 /dev/zero | tr '\0' 'x' >>"$1" ;;
+	grown) head -c 17000 /dev/zero | tr '\0' 'x' >>"$1" ;;
 	garbage) printf 'ippool\x01\xff\xfe garbage\n\0\0 more' >"$1" ;;
 	fifo) rm -f "$1" && mkfifo "$1" ;;
 	removed) rm -f "$1" ;;
@@ -40,6 +40,14 @@ damage() {
 # message names WHAT.
 fails_naming() {
 	[ "$RC" -eq 1 ] && [ "$(code)" = 112 ] && [[ $(msg) == *"$1"* ]]
+}
+
+# reconcile_fails_naming WHAT: `ippool reconcile` fails with 112 naming WHAT,
+# having printed nothing (it releases nothing unless it read every lease).
+reconcile_fails_naming() {
+	local out err
+	out=$(timeout -s KILL 30 "$IPPOOL" reconcile --conf "$TMP/list.conf" --grace 0 --json 2>"$TMP/rc.err")
+	[ $? -eq 1 ] && [ -z "$out" ] && err=$(cat "$TMP/rc.err") && [[ $err == *"$1"*"(code 112)" ]]
 }
 
 # list_fails_naming WHAT: `ippool list` fails with 112 naming WHAT.
@@ -69,6 +77,7 @@ for kind in $KINDS; do
 	run CHECK "$CHECK" c1
 	ok "lease $kind: CHECK fails with 112 naming it" fails_naming "lease c1:net1"
 	ok "lease $kind: list fails with 112 naming it" list_fails_naming "lease c1:net1"
+	ok "lease $kind: reconcile fails with 112 naming it" reconcile_fails_naming "lease c1:net1"
 	ok "lease $kind: another attachment's ADD gets the next free address" add_c3_gets_3
 	run GC "$GC" unused
 	ok "lease $kind: GC fails with 112 naming it" fails_naming "lease c1:net1"
@@ -80,6 +89,22 @@ for kind in $KINDS; do
 	rm -f "$D/leases/c1:net1"
 	ok "lease $kind: with the file removed, c1's address is free again" \
 		add_is "$C" c4 "192.0.2.1/24"
+done
+
+# The netns lines, damaged as a person editing the file may: every verb that
+# reads the lease refuses it. The lease records this shell's netns (its
+# identity readable without root).
+for edit in 's|^netns /|netns |' 's|^boot_id \(.*\).$|boot_id \1|' 's|^netns_ino .*|netns_ino 0|' \
+	's|^netns_dev .*|netns_dev 9007199254740992|' '/^netns /d' '/^netns_dev/d' \
+	's|^netns \(.*\)|netns \1\nnetns \1|' 's|^boot_id \(.*\)|boot_id \U\1|'; do
+	rm -rf "$D"
+	NETNS=/proc/$$/ns/net run ADD "$C" c1
+	ok "netns '$edit': the lease records the netns" grep -q "^netns_ino $(stat -L -c %i /proc/$$/ns/net)$" "$D/leases/c1:net1"
+	sed -i "$edit" "$D/leases/c1:net1"
+	run ADD "$C" c1
+	ok "netns '$edit': ADD of its attachment fails with 112 naming it" fails_naming "lease c1:net1"
+	ok "netns '$edit': list fails with 112 naming it" list_fails_naming "lease c1:net1"
+	ok "netns '$edit': reconcile fails with 112 naming it" reconcile_fails_naming "lease c1:net1"
 done
 
 for kind in $KINDS; do

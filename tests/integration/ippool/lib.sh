@@ -1,7 +1,8 @@
 # SPDX-License-Identifier: Apache-2.0
 # Harness for the ippool integration tests: a temp dataDir per run, plugin runs (TAP from ../tap.sh).
 # shellcheck shell=bash
-# Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run).
+# Globals the tests read: TMP (temp dir, also the dataDir parent), OUT and RC (last run);
+# NETNS, when set, is the CNI_NETNS of the runs (a netns that need not exist otherwise).
 # TMP lies under /run (root) or /run/user/UID: a config's paths must lie
 # under an allowed root, and tests do not widen them (docs/security.md,
 # "The paths a config names").
@@ -30,7 +31,7 @@ conf() {
 run() {
 	# shellcheck disable=SC2034 # printed by tap.sh under a failure
 	T_LAST="$1 $2 (CNI_CONTAINERID=$3 CNI_IFNAME=${4:-net1} CNI_ARGS=${5:-})"
-	OUT=$(printf '%s' "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_NETNS=/var/run/netns/ippool-it \
+	OUT=$(printf '%s' "$2" | CNI_COMMAND=$1 CNI_CONTAINERID=$3 CNI_NETNS=${NETNS:-/var/run/netns/ippool-it} \
 		CNI_IFNAME=${4:-net1} CNI_PATH=/nonexistent CNI_ARGS=${5:-} "$IPPOOL" 2>"$TMP/stderr")
 	RC=$?
 }
