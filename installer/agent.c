@@ -408,9 +408,11 @@ int agent_pass(struct agent *a, const sigset_t *stop)
 	if (a->o->metrics_file)
 		write_metrics(a, writable);
 	write_file(callrec_dir(), AGENTSTATUS_FILE, agentstatus_encode(&a->status), 0600, false);
-	printf("agent: run done: %ld attachments undone, %ld leases freed, %ld left%s%s\n",
-	       (long)a->status.undone, (long)a->status.freed, (long)a->status.failed,
-	       a->status.error[0] ? ", errors: " : "", a->status.error);
+	/* a run that found nothing says nothing: the status file has its time */
+	if (a->status.undone || a->status.freed || a->status.failed || a->status.error[0])
+		printf("agent: run done: %ld attachments undone, %ld leases freed, %ld left%s%s\n",
+		       (long)a->status.undone, (long)a->status.freed, (long)a->status.failed,
+		       a->status.error[0] ? ", errors: " : "", a->status.error);
 	fflush(stdout);
 	return a->status.error[0] ? 1 : 0;
 }

@@ -48,7 +48,8 @@ check_live() {
 SRIOV_RDMA_RECONCILE_INTERVAL=1 "$INSTALLER" --from "$AGENT_FROM" --to "$AGENT_BIN" --dev "$TMP/nodev" \
 	--metrics-file "$METRICS" "${AGENT_ARGS[@]}" >"$TMP/serve.out" 2>"$TMP/serve.err" &
 SERVE=$!
-T_AT_EXIT+=("kill -TERM $SERVE")
+stop_serve() { kill -TERM "$SERVE" 2>/dev/null; }
+T_AT_EXIT+=(stop_serve)
 
 : >"$TMP/broken"
 "$PY" "$HERE/promcheck.py" "$METRICS" --dump "$TMP/prev.json" >/dev/null 2>&1 || echo '{"types":{},"samples":{}}' >"$TMP/prev.json"
