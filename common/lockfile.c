@@ -80,6 +80,8 @@ int lockfile_lock_fd(int fd, int timeout_ms)
 
 	if (timeout_ms > 0)
 		return lock_until(fd, timeout_ms);
+	if (timeout_ms == LOCKFILE_TRY)
+		return flock(fd, LOCK_EX | LOCK_NB) ? (errno == EWOULDBLOCK ? -ETIMEDOUT : -errno) : 0;
 	while ((ret = flock(fd, LOCK_EX)) && errno == EINTR)
 		;
 	return ret ? -errno : 0;

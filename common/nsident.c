@@ -3,11 +3,13 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <stdbool.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/vfs.h>
 #include <unistd.h>
 #include <linux/magic.h>
+#include "fileio.h"
 #include "nsident.h"
 
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
@@ -57,7 +59,45 @@ int nsident_of(const char *path, struct nsident *out)
 
 static bool recorded(const char *path, const struct nsident *rec)
 {
-	return path && path[0] && rec->ino && rec->boot[0];
+	return path && path[0] == '/' && rec->ino && rec->boot[0];
+}
+
+/* In the initial PID namespace, /proc/self/status names one pid in NSpid:
+ * only there is every /proc/<pid> of the node visible. */
+static bool sees_every_pid(void)
+{
+	char *status = NULL, *line, *end;
+	int levels = 0;
+	size_t len;
+
+	if (fileio_read_max("/proc/self", "status", 1 << 16, &status, &len) < 0)
+		return false;
+	line = strstr(status, "\nNSpid:");
+	if (line)
+		for (end = strchrnul(line + 1, '\n'); line < end; line++)
+			levels += *line == '\t';
+	free(status);
+	return levels == 1;
+}
+
+/* What an absent path says. Absent with its directory there: gone. Absent
+ * because this process cannot see that place (a container without the
+ * runtime's netns directory, or outside the node's PID namespace for a
+ * /proc/<pid>/ns/net path): nothing can be said. */
+static enum nsident_verdict absent(const char *path)
+{
+	char dir[4096];
+	const char *slash = strrchr(path, '/');
+	struct stat st;
+
+	if (!strncmp(path, "/proc/", 6))
+		return sees_every_pid() ? NSIDENT_GONE : NSIDENT_UNKNOWN;
+	if ((size_t)(slash - path) >= sizeof(dir))
+		return NSIDENT_UNKNOWN;
+	memcpy(dir, path, slash - path);
+	dir[slash - path] = '\0';
+	return !stat(dir[0] ? dir : "/", &st) && S_ISDIR(st.st_mode) ? NSIDENT_GONE
+								      : NSIDENT_UNKNOWN;
 }
 
 enum nsident_verdict nsident_judge(const char *path, const struct nsident *rec,
@@ -71,10 +111,11 @@ enum nsident_verdict nsident_judge(const char *path, const struct nsident *rec,
 	if (strcmp(rec->boot, boot_now))
 		return NSIDENT_GONE;
 	ret = nsident_of(path, &now);
-	/* ip netns del unmounts and unlinks; a mount point left behind is a
-	 * plain file of the tmpfs: no netns there (-EINVAL). */
-	if (ret == -ENOENT || ret == -ENOTDIR || ret == -EINVAL)
-		return NSIDENT_GONE;
+	if (ret == -ENOENT)
+		return absent(path);
+	/* A plain file where the netns was mounted is what a container whose
+	 * netns directory lacks mount propagation sees of a live pod's netns
+	 * (the file without its mount): nothing can be said (-EINVAL). */
 	if (ret)
 		return NSIDENT_UNKNOWN;
 	return now.dev == rec->dev && now.ino == rec->ino ? NSIDENT_LIVE : NSIDENT_GONE;

@@ -14,3 +14,4 @@ int cmd_status(struct plugin_ctx *ctx);
 int tool_list(int argc, char **argv);
 int tool_fill(int argc, char **argv);
 int tool_reconcile(int argc, char **argv);
+int tool_release_node(int argc, char **argv);

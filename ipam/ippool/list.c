@@ -161,6 +161,24 @@ static int print_json(struct pool_store *s, const struct pools *pools, struct cn
 	return 0;
 }
 
+
+/* "slice 192.0.2.0/26 network (default) v4 node gpu-017". */
+static int print_slice(const struct pool_slice *sl, void *arg)
+{
+	char first[64];
+	ipaddr_u128 size = sl->span.last - sl->span.first;
+	int len = sl->family == AF_INET ? 32 : 128;
+
+	(void)arg;
+	for (; size; size >>= 1)
+		len--;
+	ipaddr_format_u128(sl->family, sl->span.first, first);
+	printf("slice %s/%d network %s v%d node %s\n", first, len,
+	       strcmp(sl->network, POOLCONF_DEFAULT_NETWORK) ? sl->network : "(default)",
+	       sl->family == AF_INET ? 4 : 6, sl->node);
+	return 0;
+}
+
 #define LIST_USAGE "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 
 int tool_list(int argc, char **argv)
@@ -200,14 +218,17 @@ int tool_list(int argc, char **argv)
 	for (size_t i = 0; !json && i < pools.n; i++)
 		if (print_pool(s, &pools.v[i], &err))
 			goto fail;
+	/* every node's slices, from the store; the addresses above are this
+	 * node's (the ones in slices are held only on their node) */
+	if (!json && s->ops->slices && s->ops->slices(s, print_slice, NULL, &err))
+		goto fail;
 	ret = 0;
 	goto out;
 usage:
 	fprintf(stderr, LIST_USAGE);
 	goto out;
 fail:
-	fprintf(stderr, "ippool list: %s (code %d)\n", err.code ? err.msg : "out of memory",
-		err.code ? err.code : CNI_ERR_IO);
+	setup_tool_error("list", &err);
 out:
 	pool_store_close(s);
 	free(pools.v);

@@ -20,6 +20,7 @@ static const struct {
 	{ "list", tool_list },
 	{ "fill", tool_fill },
 	{ "reconcile", tool_reconcile },
+	{ "release-node", tool_release_node },
 };
 
 int main(int argc, char **argv)
@@ -32,6 +33,7 @@ int main(int argc, char **argv)
 	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 			"       ippool fill --data-dir DIR --range CIDR --count N [--network NAME]\n"
 			"       ippool reconcile [--conf FILE] [--data-dir DIR] [--grace SECONDS] [--dry-run] [--json]\n"
+			"       ippool release-node NODE [--conf FILE] [--force]\n"
 			"(as a CNI plugin, ippool reads CNI_COMMAND and the config on stdin)\n");
 	return 2;
 }

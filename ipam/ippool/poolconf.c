@@ -276,6 +276,60 @@ static int read_scalars(const cJSON *ipam, const cJSON *file, struct pool_conf *
 	return 0;
 }
 
+/* node_slice_size as whereabouts reads it: one leading "/" dropped, then an
+ * integer as Go's strconv.Atoi takes it ("/26", "26", "+26"); "" = none. */
+static int read_slice_size(const cJSON *v, struct pool_conf *c, struct cni_err *err)
+{
+	const char *s = c->slice_size;
+	char *end;
+	long n;
+
+	if (copy_str(v, "node_slice_size", c->slice_size, sizeof(c->slice_size), err))
+		return -EINVAL;
+	if (!*s)
+		return 0;
+	s += *s == '/';
+	n = strtol(s, &end, 10);
+	if (!*s || *end || s[*s == '+' || *s == '-'] < '0' || s[*s == '+' || *s == '-'] > '9' ||
+	    n < -1000 || n > 1000) {
+		cni_err_set(err, CNI_ERR_CONFIG, "invalid ipam key \"node_slice_size\" \"%s\": want a "
+			    "prefix length such as \"/26\"", c->slice_size);
+		return -EINVAL;
+	}
+	c->slice_len = n > 0 ? (int)n : -1;
+	return 0;
+}
+
+/* Each range divides into slices of that length, on the etcd store. */
+static int check_slices(struct pool_conf *c, struct cni_err *err)
+{
+	const char *sz = c->slice_size;
+
+	if (!sz[0])
+		return 0;
+	if (strcmp(c->store, "etcd")) {
+		cni_err_set(err, CNI_ERR_CONFIG, "ipam key \"node_slice_size\" \"%s\": node slices "
+			    "need the etcd store, not \"%s\"", sz, c->store[0] ? c->store : "local");
+		return -EINVAL;
+	}
+	for (int i = 0; i < c->n_ranges; i++) {
+		const struct pool_range *r = &c->ranges[i];
+		int max = r->family == AF_INET ? 32 : 128;
+
+		if (c->slice_len > max) {
+			cni_err_set(err, CNI_ERR_CONFIG, "ipam key \"node_slice_size\" \"%s\" is longer "
+				    "than range %s allows (/%d)", sz, r->pool, max);
+			return -EINVAL;
+		}
+		if (c->slice_len < r->prefix_len) {
+			cni_err_set(err, CNI_ERR_CONFIG, "ipam key \"node_slice_size\" \"%s\" is shorter "
+				    "than range %s's prefix (/%d)", sz, r->pool, r->prefix_len);
+			return -EINVAL;
+		}
+	}
+	return 0;
+}
+
 /* Copied as they are: judged only by ADD (poolconf_request). */
 static int read_requested(const cJSON *runtime, struct pool_conf *c, struct cni_err *err)
 {
@@ -316,6 +370,8 @@ int poolconf_parse(const cJSON *ipam, const cJSON *file, const cJSON *runtime,
 	    read_routes(get(ipam, file, "routes"), c, err) ||
 	    read_dns(get(ipam, file, "dns"), &c->dns, err) ||
 	    read_ranges(ipam, file, c, err) ||
+	    read_slice_size(get(ipam, file, "node_slice_size"), c, err) ||
+	    check_slices(c, err) ||
 	    read_requested(runtime, c, err))
 		goto out;
 	ret = 0;

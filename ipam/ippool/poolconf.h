@@ -25,6 +25,8 @@ struct pool_conf {
 	char store[64];
 	cJSON *store_obj;		/* owned copy of an object-form "store", or NULL */
 	long hold_seconds;
+	int slice_len;			/* node_slice_size (etcd store only); 0 = none */
+	char slice_size[16];		/* as written, for messages */
 	char log_file[PATH_MAX];
 	char log_level[16];
 	struct pool_range ranges[POOL_MAX_RANGES];	/* each skip owned (malloc) */

@@ -323,8 +323,7 @@ int tool_reconcile(int argc, char **argv)
 		ret = 1;
 	}
 	if (ret)
-		fprintf(stderr, "ippool reconcile: %s (code %d)\n", err.code ? err.msg : "out of memory",
-			err.code ? err.code : CNI_ERR_IO);
+		setup_tool_error("reconcile", &err);
 	ret = ret || r.failed ? 1 : 0;
 	goto out;
 usage:

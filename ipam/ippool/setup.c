@@ -90,6 +90,7 @@ int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out,
 {
 	struct pool_store_cfg cfg = {
 		.hold_seconds = c->hold_seconds,
+		.slice_len = c->slice_len,
 		.nosync = nosync,
 		.store = c->store_obj,
 	};
@@ -112,6 +113,12 @@ int setup_tool_store(const char *conf_path, const char *data_dir, struct pool_co
 		return -EINVAL;
 	}
 	return setup_store(c, false, out, err);
+}
+
+void setup_tool_error(const char *tool, const struct cni_err *err)
+{
+	fprintf(stderr, "ippool %s: %s (code %d)\n", tool, err->code ? err->msg : "out of memory",
+		err->code ? err->code : CNI_ERR_IO);
 }
 
 /* configuration_path, before it is read: a NAD names it. */

@@ -26,3 +26,5 @@ int setup_store(const struct pool_conf *c, bool nosync, struct pool_store **out,
  * setup_tool_conf's, its dataDir replaced by data_dir unless NULL, opened. */
 int setup_tool_store(const char *conf_path, const char *data_dir, struct pool_conf *c,
 		     struct pool_store **out, struct cni_err *err);
+/* An operator tool's failure on stderr: "ippool TOOL: <msg> (code N)". */
+void setup_tool_error(const char *tool, const struct cni_err *err);

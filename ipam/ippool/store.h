@@ -134,6 +134,7 @@ struct pool_info {
 struct pool_store_cfg {
 	char data_dir[4096];		/* local store root (dataDir) */
 	long hold_seconds;		/* release_hold_seconds, 0 = none */
+	int slice_len;			/* node_slice_size (etcd), 0 = none */
 	bool nosync;			/* bulk tools only (ippool fill): skip fsync, a
 					 * power loss may lose recent changes; may be ignored */
 	const cJSON *store;		/* the "store" object, NULL for the string form or absent;

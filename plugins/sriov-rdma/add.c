@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "cmds.h"
 #include "confpath.h"
@@ -13,6 +14,7 @@
 #include "log.h"
 #include "netdev.h"
 #include "nodelock.h"
+#include "nsident.h"
 #include "rdma.h"
 #include "statefile.h"
 #include "vf.h"
@@ -133,12 +135,33 @@ static int reclaim_unfinished(const struct plugin_ctx *ctx, struct attach *a,
 	return ret == -ENOENT ? 0 : ret;
 }
 
+/* What reconcile needs to judge and undo the attachment without the
+ * runtime: the netns as it is now, when, and the IPAM DEL's input. Without
+ * it (a config too big to save) reconcile leaves the attachment to its DEL. */
+static void save_request(const struct plugin_ctx *ctx, struct attach *a)
+{
+	struct nsident ns;
+	int ret;
+
+	ret = nsident_of(a->state.netns, &ns);
+	if (ret == 0)
+		ret = nsident_boot(ns.boot);
+	if (ret == 0)
+		ret = record_state_set_request(&a->state, &ns, (uint64_t)time(NULL), ctx->conf,
+					       ctx->conf_len, ctx->env.args, ctx->env.path);
+	if (ret < 0)
+		log_warn("%s:%s: the request is not saved for reconcile (%s): only a DEL undoes it",
+			 a->state.containerid, a->state.ifname, strerror(-ret));
+}
+
 /* Everything that can be refused is refused here, before any change. */
 static int prepare(const struct plugin_ctx *ctx, struct attach *a, struct cni_err *err)
 {
 	int ret;
 
 	ret = attach_open_netns(a, false, err);
+	if (ret == 0)
+		save_request(ctx, a);
 	if (ret == 0)
 		ret = attach_lock(a, NODELOCK_WAIT_MS, err);
 	if (ret == 0)

@@ -32,6 +32,7 @@ struct attach {
 	int pod_ifindex;		/* 0 until the netdev is in the pod */
 	bool vf_set;			/* ADD: vf_apply sets conf.vf on the PF */
 	bool from_state;		/* DEL: a state file named this attachment */
+	bool netns_gone;		/* reconcile: the recorded netns is gone (its path may name another) */
 	struct cni_result result;
 	cJSON *out;			/* ADD's result document */
 	char *devinfo_doc;		/* ADD: the device-info file to write, NULL when none */

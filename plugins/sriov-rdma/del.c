@@ -33,6 +33,9 @@ static int locate(struct attach *a, struct cni_err *err)
 	a->from_state = ret == 0;
 	if (env_netns[0])
 		snprintf(a->state.netns, sizeof(a->state.netns), "%s", env_netns);
+	/* the kernel gave the VF back; whatever is at that path is not the pod */
+	if (a->netns_gone)
+		a->state.netns[0] = '\0';
 	ret = attach_open_netns(a, true, err);
 	if (ret < 0)
 		return ret;
@@ -78,6 +81,17 @@ int del_locked(struct attach *a, bool release_ip, struct cni_err *err)
 	return ret;
 }
 
+int del_own(struct attach *a, struct cni_err *err)
+{
+	int ret = del_locked(a, true, err);
+
+	/* not in del_locked: an ADD or GC undoing another attachment there has
+	 * its own config, whose device-info file is not that attachment's */
+	if (ret == 0)
+		ret = devfile_remove(a, err);
+	return ret;
+}
+
 int cmd_del(struct plugin_ctx *ctx)
 {
 	struct attach *a = NULL;
@@ -87,11 +101,7 @@ int cmd_del(struct plugin_ctx *ctx)
 	if (ret == 0)
 		ret = attach_lock(a, NODELOCK_WAIT_MS, &ctx->err);
 	if (ret == 0)
-		ret = del_locked(a, true, &ctx->err);
-	/* not in del_locked: an ADD or GC undoing another attachment there has
-	 * its own config, whose device-info file is not that attachment's */
-	if (ret == 0)
-		ret = devfile_remove(a, &ctx->err);
+		ret = del_own(a, &ctx->err);
 	attach_free(a);
 	return ret;
 }

@@ -39,12 +39,18 @@ int record_state_split(const char *name, char *containerid, size_t size, char if
 	return env_valid_id(containerid) && env_valid_ifname(ifname) ? 0 : -EINVAL;
 }
 
-enum kind { K_STR, K_INT, K_BOOL, K_U32, K_MAC, K_GUID };
+enum kind { K_STR, K_INT, K_BOOL, K_U32, K_U64, K_MAC, K_GUID };
+
+/* A K_U64 is a JSON number: integral and exact up to 2^53. */
+#define NUM_MAX 9007199254740992.0
 
 /* What a string field may hold, beyond fitting its buffer. */
 enum check {
 	C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE,
 	C_VF_INDEX,		/* >= 0, or -1: a sub-function has none (sysfs_aux_read) */
+	C_BOOT,			/* a boot id: 36 of lower-case hex digits and '-' */
+	C_CONF,			/* a JSON object, no control byte but tab, CR, LF (conf_ok) */
+	C_TEXT,			/* visible ASCII and spaces */
 };
 
 /* What the state file holds: the host-side facts DEL restores, the network
@@ -97,6 +103,14 @@ static const struct field {
 	FO("ibPortGuid", K_GUID, C_ANY, ib_port_guid),
 	FO("ibGuid", K_GUID, C_ANY, ib_guid),
 	FO("ibDriver", K_STR, C_ANY, ib_driver),
+	/* the request (record_state_set_request): all of it or none */
+	FO("netnsDev", K_U64, C_ANY, ns.dev),
+	FO("netnsIno", K_U64, C_ANY, ns.ino),
+	FO("bootId", K_STR, C_BOOT, ns.boot),
+	FO("created", K_U64, C_ANY, created),
+	FO("conf", K_STR, C_CONF, conf),
+	FO("cniArgs", K_STR, C_TEXT, cni_args),
+	FO("cniPath", K_STR, C_TEXT, cni_path),
 #undef FO
 #undef F
 };
@@ -114,6 +128,8 @@ static cJSON *field_to_json(const struct field *f, const char *p)
 		return cJSON_CreateBool(*(const bool *)p);
 	case K_U32:
 		return cJSON_CreateNumber(*(const uint32_t *)p);
+	case K_U64:
+		return cJSON_CreateNumber((double)*(const uint64_t *)p);
 	case K_MAC:
 		snprintf(mac, sizeof(mac), "%02x:%02x:%02x:%02x:%02x:%02x", (uint8_t)p[0],
 			 (uint8_t)p[1], (uint8_t)p[2], (uint8_t)p[3], (uint8_t)p[4],
@@ -127,7 +143,7 @@ static cJSON *field_to_json(const struct field *f, const char *p)
 	return NULL;
 }
 
-/* An optional field not set: an empty string, false, a zero GUID. */
+/* An optional field not set: an empty string, false, a zero GUID or number. */
 static bool unset(const struct field *f, const char *p)
 {
 	switch (f->kind) {
@@ -136,6 +152,7 @@ static bool unset(const struct field *f, const char *p)
 	case K_BOOL:
 		return !*(const bool *)p;
 	case K_GUID:
+	case K_U64:
 		return !*(const uint64_t *)p;
 	default:
 		return false;
@@ -165,6 +182,36 @@ out:
 	return text;
 }
 
+static bool boot_ok(const char *s)
+{
+	return strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36;
+}
+
+/* Visible ASCII and spaces. */
+static bool text_ok(const char *s)
+{
+	for (; *s; s++)
+		if (*s < ' ' || *s > '~')
+			return false;
+	return true;
+}
+
+/* No control byte but tab, CR and LF: cJSON escapes each of those in two
+ * bytes, and writes every other byte (UTF-8 too) as it is. */
+static bool conf_ok(const char *s)
+{
+	cJSON *root;
+	bool ok;
+
+	for (const char *c = s; *c; c++)
+		if ((unsigned char)*c < ' ' && !strchr("\t\r\n", *c))
+			return false;
+	root = cJSON_Parse(s);
+	ok = cJSON_IsObject(root);
+	cJSON_Delete(root);
+	return ok;
+}
+
 static bool string_ok(enum check c, const char *s)
 {
 	switch (c) {
@@ -178,6 +225,12 @@ static bool string_ok(enum check c, const char *s)
 		return sysfs_valid_bdf(s) || sysfs_valid_aux_id(s);
 	case C_PATH_OR_NONE:
 		return !s[0] || s[0] == '/';
+	case C_BOOT:
+		return boot_ok(s);
+	case C_CONF:
+		return conf_ok(s);
+	case C_TEXT:
+		return text_ok(s);
 	default:
 		return true;
 	}
@@ -229,12 +282,63 @@ static int field_from_json(const struct field *f, const cJSON *v, char *p)
 			return -EBADMSG;
 		*(uint32_t *)p = (uint32_t)d;
 		return 0;
+	case K_U64:
+		if (whole(v, 0, NUM_MAX, &d) < 0)
+			return -EBADMSG;
+		*(uint64_t *)p = (uint64_t)d;
+		return 0;
 	case K_GUID:
 		if (!cJSON_IsString(v) || guid_parse(v->valuestring, (uint64_t *)p) < 0)
 			return -EBADMSG;
 		return 0;
 	}
 	return -EBADMSG;
+}
+
+static void clear_request(struct record_state *s)
+{
+	memset(&s->ns, 0, sizeof(s->ns));
+	s->created = 0;
+	s->conf[0] = s->cni_args[0] = s->cni_path[0] = '\0';
+}
+
+bool record_state_has_request(const struct record_state *s)
+{
+	return s->ns.ino && s->ns.boot[0] && s->created && s->conf[0];
+}
+
+/* Nothing of the request, or all its parts that cannot be empty. */
+static bool request_whole(const struct record_state *s)
+{
+	int parts = !!s->ns.ino + !!s->ns.boot[0] + !!s->created + !!s->conf[0];
+
+	return parts == 0 || (parts == 4 && s->netns[0]);
+}
+
+int record_state_set_request(struct record_state *s, const struct nsident *ns, uint64_t created,
+			     const char *conf, size_t len, const char *args, const char *path)
+{
+	int ret = 0;
+
+	clear_request(s);
+	args = args ? args : "";
+	path = path ? path : "";
+	if (len >= RECORD_CONF_MAX || strlen(args) >= RECORD_ARGS_MAX ||
+	    strlen(path) >= RECORD_PATH_MAX)
+		ret = -E2BIG;
+	else if (!s->netns[0] || !ns->ino || (double)ns->ino > NUM_MAX ||
+		 (double)ns->dev > NUM_MAX || !boot_ok(ns->boot) || !created ||
+		 (double)created > NUM_MAX || strlen(conf) != len || !conf_ok(conf) ||
+		 !text_ok(args) || !text_ok(path))
+		ret = -EINVAL;
+	if (ret < 0)
+		return ret;
+	s->ns = *ns;
+	s->created = created;
+	memcpy(s->conf, conf, len + 1);
+	snprintf(s->cni_args, sizeof(s->cni_args), "%s", args);
+	snprintf(s->cni_path, sizeof(s->cni_path), "%s", path);
+	return 0;
 }
 
 int record_state_decode(const char *text, size_t len, struct record_state *s)
@@ -255,6 +359,7 @@ int record_state_decode(const char *text, size_t len, struct record_state *s)
 	scratch.ib = false;
 	scratch.ib_node_guid = scratch.ib_port_guid = scratch.ib_guid = 0;
 	scratch.ib_driver[0] = '\0';
+	clear_request(&scratch);
 	ret = 0;
 	for (size_t i = 0; ret == 0 && i < sizeof(fields) / sizeof(fields[0]); i++) {
 		const cJSON *v = cJSON_GetObjectItemCaseSensitive(root, fields[i].key);
@@ -266,6 +371,8 @@ int record_state_decode(const char *text, size_t len, struct record_state *s)
 	}
 	/* only a sub-function (an auxiliary device id) has no VF index */
 	if (ret == 0 && scratch.vf_index < 0 && !sysfs_valid_aux_id(scratch.device_id))
+		ret = -EBADMSG;
+	if (ret == 0 && !request_whole(&scratch))
 		ret = -EBADMSG;
 	if (ret == 0)
 		*s = scratch;

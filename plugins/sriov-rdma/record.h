@@ -10,12 +10,22 @@
 #include "link.h"
 #include "linkvf.h"
 #include "netconf.h"
+#include "nsident.h"
 #include "rdmanl.h"
 #include "sysfs.h"
 
+/* What ADD saves of its request for reconcile, which has no runtime to ask:
+ * the network config as it came on stdin, CNI_ARGS and CNI_PATH, the IPAM
+ * DEL's input. A config past RECORD_CONF_MAX is not saved (nor the rest of
+ * the request: the attachment is then reconcile's "unknown"). */
+#define RECORD_CONF_MAX 65536
+#define RECORD_ARGS_MAX 4096
+#define RECORD_PATH_MAX 4096
+
 /* Exactly what the state file holds: the attachment, the host-side facts
- * DEL restores, the network GC is scoped to and an InfiniBand VF's GUIDs.
- * Saved before ADD's first change, read back by DEL, GC and the doctor. */
+ * DEL restores, the network GC is scoped to, an InfiniBand VF's GUIDs and
+ * the request reconcile judges and undoes it by. Saved before ADD's first
+ * change, read back by DEL, GC, reconcile and the doctor. */
 struct record_state {
 	char network[NETCONF_NAME_MAX];	/* the config's name; "" in an earlier version's file */
 	char containerid[NETCONF_NAME_MAX];
@@ -42,10 +52,31 @@ struct record_state {
 	uint64_t ib_node_guid, ib_port_guid;
 	uint64_t ib_guid;
 	char ib_driver[SYSFS_NAME_MAX];
+
+	/* The request (record_state_set_request): the netns CNI_NETNS named
+	 * then, when, and the IPAM DEL's input. All unset in an earlier
+	 * version's file, or when the request did not fit. */
+	struct nsident ns;
+	uint64_t created;		/* unix seconds */
+	char conf[RECORD_CONF_MAX];
+	char cni_args[RECORD_ARGS_MAX];
+	char cni_path[RECORD_PATH_MAX];
 };
 
-/* A state file is a few hundred bytes: past this it is damage, not a record. */
-#define RECORD_STATE_MAX 16384
+/* The fields are a few hundred bytes, the saved request's strings at most
+ * twice their size once escaped (the config is JSON: its only control bytes
+ * are tab, CR and LF; the rest is visible ASCII): past this it is damage. */
+#define RECORD_STATE_MAX (16384 + 2 * (RECORD_CONF_MAX + RECORD_ARGS_MAX + RECORD_PATH_MAX))
+
+/* Records the request in s when every part of it is one the decoder takes
+ * back: conf (len bytes) a JSON object with no control byte but tab, CR and
+ * LF, shorter than RECORD_CONF_MAX; args and path (NULL: none) visible
+ * ASCII that fits; ns known (ino and a boot id). -EINVAL or -E2BIG
+ * otherwise, and s records no request. */
+int record_state_set_request(struct record_state *s, const struct nsident *ns, uint64_t created,
+			     const char *conf, size_t len, const char *args, const char *path);
+/* Whether s records its request (reconcile can judge and undo it). */
+bool record_state_has_request(const struct record_state *s);
 
 /* The state file name <containerID>:<ifname>.json, and its split (-EINVAL
  * for other names). */
@@ -56,9 +87,10 @@ int record_state_split(const char *name, char *containerid, size_t size, char if
 char *record_state_encode(const struct record_state *s);
 /* Takes a state file's text (len bytes, NUL-terminated) into *s when it is
  * one record_state_encode writes, or one an earlier version wrote (no
- * "network": s->network ""): every field there with its type, numbers
- * integral and within their type, identities valid. Keys it does not know
- * are left alone (a later version's). -EBADMSG otherwise, *s untouched. */
+ * "network": s->network ""; no request: those fields unset): every field
+ * there with its type, numbers integral and within their type, identities
+ * valid, the request whole or absent. Keys it does not know are left alone
+ * (a later version's). -EBADMSG otherwise, *s untouched. */
 int record_state_decode(const char *text, size_t len, struct record_state *s);
 
 /* The lock file of a VF names the state file of the attachment that holds

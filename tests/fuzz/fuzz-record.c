@@ -9,7 +9,8 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* A state taken is written back as a record that reads back the same. */
+/* A state taken is written back as a record that reads back the same, its
+ * request (what reconcile judges and undoes by) whole or absent. */
 static void state(const char *text, size_t size)
 {
 	struct record_state *a = calloc(1, sizeof(*a)), *b = calloc(1, sizeof(*b));
@@ -18,7 +19,12 @@ static void state(const char *text, size_t size)
 	if (!a || !b || record_state_decode(text, size, a) != 0)
 		goto out;
 	if (!env_valid_id(a->containerid) || !env_valid_ifname(a->ifname) ||
-	    (a->network[0] && !env_valid_id(a->network)) || a->vf_index < 0)
+	    (a->network[0] && !env_valid_id(a->network)) ||
+	    (a->vf_index < 0 && !sysfs_valid_aux_id(a->device_id)))
+		abort();
+	/* a request is whole, or there is none (reconcile leaves that one) */
+	if (record_state_has_request(a) ? !a->netns[0] || strlen(a->ns.boot) != 36 :
+	    a->ns.ino || a->ns.boot[0] || a->created || a->conf[0])
 		abort();
 	out = record_state_encode(a);
 	if (!out)

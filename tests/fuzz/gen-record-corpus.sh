@@ -2,8 +2,9 @@
 # SPDX-License-Identifier: Apache-2.0
 # Writes the seed corpus of fuzz-record from files sriov-rdma itself wrote on
 # the test fixture (root): state files of a VF with VF settings, one without
-# RDMA, one with a MAC and rates, an earlier version's (no network), and the
-# VF lock files naming their holders.
+# RDMA, one with a MAC and rates (each with the request ADD saves for
+# reconcile), earlier versions' (no network and no request; no request), and
+# the VF lock files naming their holders.
 # usage: tests/fuzz/gen-record-corpus.sh BUILD_DIR
 here=$(cd "$(dirname "$0")" && pwd)
 T_BUILD=$(cd "$1" && pwd)
@@ -27,7 +28,10 @@ done <<'EOF_ADDS'
 1 .rdma = false | .mac = "02:00:00:00:00:42" | .min_tx_rate = 10 | .max_tx_rate = 1000
 2 .vlan = 4094 | .vlanProto = "802.1ad" | .name = "rail-8.backend"
 EOF_ADDS
-jq -c 'del(.network)' "$out/state-1" >"$out/state-legacy"
+jq -c 'del(.network, .netnsDev, .netnsIno, .bootId, .created, .conf, .cniArgs, .cniPath)' \
+	"$out/state-1" >"$out/state-legacy"
+jq -c 'del(.netnsDev, .netnsIno, .bootId, .created, .conf, .cniArgs, .cniPath)' "$out/state-1" \
+	>"$out/state-norequest"
 : >"$out/lock-empty"
 chmod 644 "$out"/*
 done_testing

@@ -46,20 +46,21 @@ START_TEST(txn_request_has_compares_and_both_branches)
 		{ .key = "bb", .target = ETCD_VALUE, .value = "v" },
 		{ .key = "ccc", .target = ETCD_VERSION, .rev = 12345678901234LL },
 		{ .key = "d", .target = ETCD_CREATE, .rev = 7 },
+		{ .key = "e", .range_end = "f", .target = ETCD_CREATE, .rev = 0 },
 	};
 	const struct etcd_op ok[] = {
 		{ .type = ETCD_PUT, .key = "a", .value = "xyz" },
 		{ .type = ETCD_DELETE, .key = "bb" },
 	};
 	const struct etcd_op fail[] = { { .type = ETCD_RANGE, .key = "a", .range_end = "b", .limit = 8 } };
-	const struct etcd_txn txn = { cmp, 4, ok, 2, fail, 1 };
+	const struct etcd_txn txn = { cmp, 5, ok, 2, fail, 1 };
 	char *s = etcd_txn_json(&txn);
 	cJSON *o = cJSON_Parse(s);
 	const cJSON *c = cJSON_GetObjectItem(o, "compare");
 	const cJSON *succ = cJSON_GetObjectItem(o, "success");
 	const cJSON *f = cJSON_GetObjectItem(o, "failure");
 
-	ck_assert_int_eq(cJSON_GetArraySize(c), 4);
+	ck_assert_int_eq(cJSON_GetArraySize(c), 5);
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "target", NULL), "MOD");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "mod_revision", NULL), "0");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 0), "result", NULL), "EQUAL");
@@ -67,6 +68,8 @@ START_TEST(txn_request_has_compares_and_both_branches)
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 2), "version", NULL), "12345678901234");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "target", NULL), "CREATE");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 3), "create_revision", NULL), "7");
+	ck_assert_ptr_null(cJSON_GetObjectItem(cJSON_GetArrayItem(c, 3), "range_end"));
+	ck_assert_str_eq(field(cJSON_GetArrayItem(c, 4), "range_end", NULL), "Zg==");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 0), "request_put", "value"), "eHl6");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(succ, 1), "request_delete_range", "key"), "YmI=");
 	ck_assert_str_eq(field(cJSON_GetArrayItem(f, 0), "request_range", "limit"), "8");

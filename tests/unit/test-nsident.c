@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include "nsident.h"
@@ -103,12 +104,54 @@ START_TEST(test_judge)
 }
 END_TEST
 
+/* What a process that cannot see the netns says nothing about. */
+START_TEST(test_unseen)
+{
+	char boot[NSIDENT_BOOT_MAX], file[] = "/tmp/test-nsident-XXXXXX";
+	struct nsident rec;
+	int fd = mkstemp(file);
+	pid_t pid;
+	int status;
+
+	ck_assert_int_ge(fd, 0);
+	close(fd);
+	ck_assert_int_eq(nsident_boot(boot), 0);
+	ck_assert_int_eq(nsident_of("/proc/self/ns/net", &rec), 0);
+	memcpy(rec.boot, boot, sizeof(boot));
+	/* A netns directory this process lacks (a container without the mount). */
+	ck_assert_int_eq(nsident_judge("/tmp/test-nsident-no-such-dir/cni-1", &rec, boot),
+			 NSIDENT_UNKNOWN);
+	ck_assert_int_eq(nsident_judge("/tmp/test-nsident-no-such-file", &rec, boot), NSIDENT_GONE);
+	/* A mount point without its mount (no propagation into a container). */
+	ck_assert_int_eq(nsident_judge(file, &rec, boot), NSIDENT_UNKNOWN);
+	unlink(file);
+	/* Outside the node's PID namespace, a dead pid's path is no proof. */
+	pid = fork();
+	ck_assert_int_ge(pid, 0);
+	if (!pid) {
+		if (unshare(CLONE_NEWPID) < 0)
+			_exit(2);
+		pid_t child = fork();
+
+		if (!child)
+			_exit(nsident_judge("/proc/999999999/ns/net", &rec, boot) == NSIDENT_UNKNOWN ? 0 : 1);
+		_exit(waitpid(child, &status, 0) == child && WIFEXITED(status) ? WEXITSTATUS(status) : 3);
+	}
+	ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+	ck_assert(WIFEXITED(status));
+	ck_assert_int_eq(WEXITSTATUS(status), 0);
+	ck_assert_int_eq(nsident_judge("/proc/999999999/ns/net", &rec, boot), NSIDENT_GONE);
+}
+END_TEST
+
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_boot);
 	tcase_add_test(tc, test_of);
-	if (geteuid() == 0)
+	if (geteuid() == 0) {
 		tcase_add_test(tc, test_judge);
+		tcase_add_test(tc, test_unseen);
+	}
 	else
 		printf("note: not root, netns judge case not registered\n");
 }

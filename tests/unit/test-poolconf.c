@@ -62,6 +62,36 @@ static const struct {
 	  "invalid range \"192.0.2.10-192.0.3.20/24\": 192.0.2.10 and 192.0.3.20 are not in the same /24 network" },
 	{ "{'ipRanges':[{'range':'192.0.2.0/24'},{'range':'2001:db8::1-2001:db8:1::1/64'}]}", NULL, CNI_ERR_CONFIG,
 	  "2001:db8::1 and 2001:db8:1::1 are not in the same /64 network" },
+	/* node_slice_size: whereabouts' spellings, its bounds, the etcd store only */
+#define ETCD "'store':{'type':'etcd','endpoints':['http://127.0.0.1:2379']}"
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/26'," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'26'," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/32'," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/24'," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':''," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'2001:db8::/64','node_slice_size':'/120'," ETCD "}", NULL, 0, "2001:db8::/64" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/26','fast_ipam':true," ETCD "}", NULL, 0, "192.0.2.0/24" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/26'}", NULL, CNI_ERR_CONFIG,
+	  "ipam key \"node_slice_size\" \"/26\": node slices need the etcd store, not \"local\"" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/23'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "\"node_slice_size\" \"/23\" is shorter than range 192.0.2.0/24's prefix (/24)" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/33'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "\"node_slice_size\" \"/33\" is longer than range 192.0.2.0/24 allows (/32)" },
+	{ "{'range':'2001:db8::/64','node_slice_size':'/129'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "\"/129\" is longer than range 2001:db8::/64 allows (/128)" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'-26'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "\"-26\" is shorter" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'//26'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "invalid ipam key \"node_slice_size\" \"//26\"" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/ 26'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "invalid ipam key \"node_slice_size\" \"/ 26\"" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "invalid ipam key \"node_slice_size\" \"/\"" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':'/26x'," ETCD "}", NULL, CNI_ERR_CONFIG,
+	  "invalid ipam key \"node_slice_size\" \"/26x\"" },
+	{ "{'range':'192.0.2.0/24','node_slice_size':26," ETCD "}", NULL, CNI_ERR_DECODE,
+	  "\"node_slice_size\" must be a string" },
+#undef ETCD
 };
 
 START_TEST(test_parse)

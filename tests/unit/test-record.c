@@ -18,6 +18,12 @@
 /* An InfiniBand VF's: the GUIDs it had (the node GUID's low byte is 0) and the one set. */
 #define STATE_IB STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibNodeGuid':'00:02:c9:03:00:21:6e:00'," \
 	"'ibPortGuid':'00:02:c9:03:00:21:6e:71','ibGuid':'02:00:00:00:00:00:00:01','ibDriver':'mlx5_core'}"
+/* With the request this version's ADD saves for reconcile. */
+#define REQ_NS "'netnsDev':4,'netnsIno':4026532000,'bootId':'0f0e0d0c-0b0a-4908-8706-050403020100'," \
+	"'created':1764892800"
+#define REQ_CONF "'conf':'{\\'cniVersion\\':\\'1.1.0\\',\\'name\\':\\'rail1\\'}'"
+#define REQ_ENV "'cniArgs':'IgnoreUnknown=true;K8S_POD_NAME=p','cniPath':'/opt/cni/bin'"
+#define STATE_REQ STATE_HEAD ",'rdmaIndex':2," REQ_NS "," REQ_CONF "," REQ_ENV "}"
 /* One whose GUIDs were all zeros before ADD: they are left out, and known. */
 #define STATE_IB_ZERO STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':'02:00:00:00:00:00:00:01'," \
 	"'ibDriver':'mlx5_core'}"
@@ -41,6 +47,34 @@ static const struct state_case state_cases[] = {
 	{ "a GUID that is no GUID", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':'02:00'}", -EBADMSG,
 	  NULL },
 	{ "a GUID as a number", STATE_HEAD ",'rdmaIndex':2,'ib':true,'ibGuid':1}", -EBADMSG, NULL },
+	{ "with the request for reconcile", STATE_REQ, 0, "rail1" },
+	{ "the request without CNI_ARGS and CNI_PATH", STATE_HEAD ",'rdmaIndex':2," REQ_NS ","
+	  REQ_CONF "}", 0, "rail1" },
+	{ "the request without its config", STATE_HEAD ",'rdmaIndex':2," REQ_NS "}", -EBADMSG, NULL },
+	{ "the request without its netns identity", STATE_HEAD ",'rdmaIndex':2," REQ_CONF "}",
+	  -EBADMSG, NULL },
+	{ "the request without a netns path", "{'containerID':'c1','ifname':'net1','netns':'',"
+	  "'deviceID':'0000:3b:00.2','hostIfname':'ens8f0v0','hostAlias':'','hostMac':'02:00:00:00:00:01',"
+	  "'hostUp':true,'chained':false,'vfIndex':0,'vfChanged':2,'vfMac':'00:00:00:00:00:00',"
+	  "'vfVlan':0,'vfQos':0,'vfVlanProto':33024,'vfSpoofchk':1,'vfTrust':0,'vfLinkState':0,"
+	  "'vfMinTxRate':0,'vfMaxTxRate':0,'hasRdma':true,'rdmaName':'mlx5_1','rdmaIndex':2,"
+	  REQ_NS "," REQ_CONF "}", -EBADMSG, NULL },
+	{ "a boot id that is none", STATE_HEAD ",'rdmaIndex':2,'netnsIno':5,'bootId':'../x',"
+	  "'created':1," REQ_CONF "}", -EBADMSG, NULL },
+	{ "an inode past 2^53", STATE_HEAD ",'rdmaIndex':2,'netnsIno':1e17,"
+	  "'bootId':'0f0e0d0c-0b0a-4908-8706-050403020100','created':1," REQ_CONF "}", -EBADMSG, NULL },
+	{ "a negative created time", STATE_HEAD ",'rdmaIndex':2,'netnsIno':5,"
+	  "'bootId':'0f0e0d0c-0b0a-4908-8706-050403020100','created':-1," REQ_CONF "}", -EBADMSG, NULL },
+	{ "a config that is no object", STATE_HEAD ",'rdmaIndex':2," REQ_NS ",'conf':'[1]'}",
+	  -EBADMSG, NULL },
+	{ "a config that is no JSON", STATE_HEAD ",'rdmaIndex':2," REQ_NS ",'conf':'{x'}",
+	  -EBADMSG, NULL },
+	{ "a control byte in the config", STATE_HEAD ",'rdmaIndex':2," REQ_NS
+	  ",'conf':'{\\'a\\':\\'\\u0001\\'}'}", -EBADMSG, NULL },
+	{ "a newline in CNI_ARGS", STATE_HEAD ",'rdmaIndex':2," REQ_NS "," REQ_CONF
+	  ",'cniArgs':'a=b\\n'}", -EBADMSG, NULL },
+	{ "CNI_PATH as a number", STATE_HEAD ",'rdmaIndex':2," REQ_NS "," REQ_CONF ",'cniPath':1}",
+	  -EBADMSG, NULL },
 	{ "a later version's key is left alone", STATE_HEAD ",'rdmaIndex':2,'newKey':[1]}", 0, "rail1" },
 	{ "empty", "", -EBADMSG, NULL },
 	{ "cut", STATE_HEAD, -EBADMSG, NULL },
@@ -108,6 +142,15 @@ START_TEST(test_state)
 				  0x0002c90300216e71ULL : 0);
 		ck_assert_uint_eq(s->ib_guid, strstr(c->text, "ibGuid") ? 0x0200000000000001ULL : 0);
 		ck_assert_int_eq(s->ib, strstr(c->text, "'ib'") != NULL);
+		ck_assert_int_eq(record_state_has_request(s), strstr(c->text, "'conf'") != NULL);
+		if (record_state_has_request(s)) {
+			ck_assert_uint_eq(s->ns.ino, 4026532000ULL);
+			ck_assert_uint_eq(s->ns.dev, 4);
+			ck_assert_str_eq(s->ns.boot, "0f0e0d0c-0b0a-4908-8706-050403020100");
+			ck_assert_uint_eq(s->created, 1764892800);
+			ck_assert_str_eq(s->conf, "{\"cniVersion\":\"1.1.0\",\"name\":\"rail1\"}");
+			ck_assert_str_eq(s->cni_path, strstr(c->text, "cniPath") ? "/opt/cni/bin" : "");
+		}
 	} else {
 		ck_assert_str_eq(s->network, "untouched");
 	}
@@ -119,7 +162,7 @@ END_TEST
 /* What ADD writes reads back the same, an earlier version's stays one. */
 START_TEST(test_state_round_trip)
 {
-	const char *texts[] = { STATE, state_cases[1].text, STATE_IB, STATE_IB_ZERO };
+	const char *texts[] = { STATE, state_cases[1].text, STATE_IB, STATE_IB_ZERO, STATE_REQ };
 	char *text = unit_dq(texts[_i]), *out;
 	struct record_state *s = calloc(1, sizeof(*s));
 
@@ -140,6 +183,115 @@ START_TEST(state_embedded_nul)
 	ck_assert_int_eq(record_state_decode(text, strlen(text) + 1, s), -EBADMSG);
 	free(s);
 	free(text);
+}
+END_TEST
+
+struct request_case {
+	const char *name;
+	const char *conf;
+	size_t len;		/* 0: strlen(conf) */
+	const char *args, *path, *netns, *boot;
+	uint64_t ino;
+	int ret;
+};
+
+#define BOOT "0f0e0d0c-0b0a-4908-8706-050403020100"
+
+static const struct request_case request_cases[] = {
+	{ "a request", "{\"name\":\"n\"}", 0, "K8S_POD_NAME=p", "/opt/cni/bin", "/run/netns/p",
+	  BOOT, 9, 0 },
+	{ "no CNI_ARGS", "{\"name\":\"n\"}", 0, NULL, "/opt/cni/bin", "/run/netns/p", BOOT, 9, 0 },
+	{ "a config on lines", "{\n\t\"name\": \"n\"\r\n}", 0, NULL, NULL, "/run/netns/p", BOOT, 9,
+	  0 },
+	{ "UTF-8 in the config", "{\"name\":\"n\",\"note\":\"r\xc3\xa9seau\"}", 0, NULL, NULL,
+	  "/run/netns/p", BOOT, 9, 0 },
+	{ "a DEL byte in CNI_PATH", "{}", 0, NULL, "/opt\x7f", "/run/netns/p", BOOT, 9, -EINVAL },
+	{ "a control byte in the config", "{\"name\":\"\x01\"}", 0, NULL, NULL, "/run/netns/p",
+	  BOOT, 9, -EINVAL },
+	{ "a NUL in the config", "{}\0x", 4, NULL, NULL, "/run/netns/p", BOOT, 9, -EINVAL },
+	{ "a config that is no object", "[1]", 0, NULL, NULL, "/run/netns/p", BOOT, 9, -EINVAL },
+	{ "a newline in CNI_ARGS", "{}", 0, "a=b\n", NULL, "/run/netns/p", BOOT, 9, -EINVAL },
+	{ "no netns path", "{}", 0, NULL, NULL, "", BOOT, 9, -EINVAL },
+	{ "no inode", "{}", 0, NULL, NULL, "/run/netns/p", BOOT, 0, -EINVAL },
+	{ "no boot id", "{}", 0, NULL, NULL, "/run/netns/p", "", 9, -EINVAL },
+	{ "an inode past 2^53", "{}", 0, NULL, NULL, "/run/netns/p", BOOT, 1ULL << 60, -EINVAL },
+};
+
+/* A request taken is one the decoder takes back; one refused leaves none. */
+START_TEST(test_request)
+{
+	const struct request_case *c = &request_cases[_i];
+	struct record_state *s = calloc(1, sizeof(*s)), *back = calloc(1, sizeof(*back));
+	struct nsident ns = { .dev = 4, .ino = c->ino };
+	char *text = unit_dq(STATE), *out;
+	int ret;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(back);
+	snprintf(ns.boot, sizeof(ns.boot), "%s", c->boot);
+	ck_assert_int_eq(record_state_decode(text, strlen(text), s), 0);
+	snprintf(s->netns, sizeof(s->netns), "%s", c->netns);
+	ret = record_state_set_request(s, &ns, 1764892800, c->conf, c->len ? c->len : strlen(c->conf),
+				       c->args, c->path);
+	ck_assert_msg(ret == c->ret, "%s: got %d, want %d", c->name, ret, c->ret);
+	ck_assert_int_eq(record_state_has_request(s), ret == 0);
+	out = record_state_encode(s);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_int_eq(record_state_decode(out, strlen(out), back), 0);
+	ck_assert_int_eq(record_state_has_request(back), ret == 0);
+	if (ret == 0) {
+		ck_assert_str_eq(back->conf, c->conf);
+		ck_assert_str_eq(back->cni_args, c->args ? c->args : "");
+		ck_assert_uint_eq(back->ns.ino, c->ino);
+	}
+	free(out);
+	free(text);
+	free(back);
+	free(s);
+}
+END_TEST
+
+/* {"a":"\"\"...\""}: 8 + 2 * quotes bytes, each backslash and quote
+ * escaped once more in the state file (malloc'd). */
+static char *quoted_conf(size_t quotes)
+{
+	char *conf = malloc(8 + 2 * quotes + 1), *p = conf;
+
+	ck_assert_ptr_nonnull(conf);
+	p = stpcpy(p, "{\"a\":\"");
+	for (size_t i = 0; i < quotes; i++)
+		p = stpcpy(p, "\\\"");
+	strcpy(p, "\"}");
+	return conf;
+}
+
+/* A config of RECORD_CONF_MAX bytes is not saved; one just below is, and
+ * its state file, every byte escaped, is within RECORD_STATE_MAX. */
+START_TEST(request_bounds)
+{
+	struct record_state *s = calloc(1, sizeof(*s)), *back = calloc(1, sizeof(*back));
+	struct nsident ns = { .dev = 4, .ino = 9, .boot = BOOT };
+	char *text = unit_dq(STATE), *big = quoted_conf((RECORD_CONF_MAX - 8) / 2);
+	char *fits = quoted_conf((RECORD_CONF_MAX - 8) / 2 - 1), *out;
+
+	ck_assert_ptr_nonnull(s);
+	ck_assert_ptr_nonnull(back);
+	ck_assert_uint_eq(strlen(big), RECORD_CONF_MAX);
+	ck_assert_int_eq(record_state_decode(text, strlen(text), s), 0);
+	ck_assert_int_eq(record_state_set_request(s, &ns, 1, big, strlen(big), NULL, NULL), -E2BIG);
+	ck_assert(!record_state_has_request(s));
+	ck_assert_int_eq(record_state_set_request(s, &ns, 1, fits, strlen(fits), NULL, NULL), 0);
+	out = record_state_encode(s);
+	ck_assert_ptr_nonnull(out);
+	ck_assert_uint_le(strlen(out), RECORD_STATE_MAX);
+	ck_assert_int_eq(record_state_decode(out, strlen(out), back), 0);
+	ck_assert_str_eq(back->conf, fits);
+	free(out);
+	free(fits);
+	free(big);
+	free(text);
+	free(back);
+	free(s);
 }
 END_TEST
 
@@ -267,8 +419,10 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_loop_test(tc, test_state, 0, sizeof(state_cases) / sizeof(state_cases[0]));
-	tcase_add_loop_test(tc, test_state_round_trip, 0, 4);
+	tcase_add_loop_test(tc, test_state_round_trip, 0, 5);
+	tcase_add_loop_test(tc, test_request, 0, sizeof(request_cases) / sizeof(request_cases[0]));
 	tcase_add_test(tc, state_embedded_nul);
+	tcase_add_test(tc, request_bounds);
 	tcase_add_loop_test(tc, test_holder, 0, sizeof(holder_cases) / sizeof(holder_cases[0]));
 	tcase_add_test(tc, holder_nul_and_length);
 	tcase_add_test(tc, holder_is);

@@ -406,6 +406,47 @@ int etcd_txn(struct etcd *e, const struct etcd_txn *txn, bool *succeeded,
 	return ret;
 }
 
+int etcd_each(struct etcd *e, const char *dir, long page, etcd_kv_fn fn, void *arg,
+	      struct cni_err *err)
+{
+	char start[ETCD_KEY_MAX + 1], *end = NULL;
+	struct etcd_kvs kvs = { 0 };
+	size_t i;
+	int ret;
+
+	snprintf(start, ETCD_KEY_MAX, "%s", dir);
+	if (etcd_prefix_end(start, &end)) {
+		cni_err_set(err, CNI_ERR_STORE, "etcd store: out of memory");
+		return -ENOMEM;
+	}
+	do {
+		ret = etcd_range(e, start, end, page, &kvs, err);
+		for (i = 0; !ret && i < kvs.n; i++)
+			ret = fn(&kvs.kv[i], arg, err);
+		if (ret || !kvs.more)
+			break;
+		/* The next page starts just after the last key seen (a page cut by
+		 * the limit has one): no key of ours is that long. */
+		if (strlen(kvs.kv[kvs.n - 1].key) >= ETCD_KEY_MAX) {
+			cni_err_set(err, CNI_ERR_STORE, "etcd %s: corrupt value at key %.*s",
+				    etcd_endpoint(e), ETCD_KEY_MAX, kvs.kv[kvs.n - 1].key);
+			ret = -EIO;
+			break;
+		}
+		snprintf(start, sizeof(start), "%s%c", kvs.kv[kvs.n - 1].key, 1);
+		etcd_kvs_release(&kvs);
+		if (!etcd_remaining_ms(e)) {
+			cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s: listing %s outlasted %d ms",
+				    etcd_endpoint(e), dir, e->conf->timeout_ms);
+			ret = -ETIMEDOUT;
+			break;
+		}
+	} while (1);
+	etcd_kvs_release(&kvs);
+	free(end);
+	return ret;
+}
+
 long etcd_backoff_ms(unsigned int attempt, unsigned int rnd)
 {
 	long cap = ETCD_BACKOFF_MAX_MS;

@@ -36,6 +36,14 @@ int etcd_range(struct etcd *e, const char *key, const char *range_end, long limi
 int etcd_txn(struct etcd *e, const struct etcd_txn *txn, bool *succeeded,
 	     struct etcd_kvs *ranges, size_t n_ranges, struct cni_err *err);
 
+/* fn for every key under dir (ending in '/'), page keys at a time, until fn
+ * returns non-zero (returned). Pages that keep coming end with the budget:
+ * CNI_ERR_TRY_AGAIN, -ETIMEDOUT. */
+#define ETCD_KEY_MAX 1152
+typedef int (*etcd_kv_fn)(const struct etcd_kv *kv, void *arg, struct cni_err *err);
+int etcd_each(struct etcd *e, const char *dir, long page, etcd_kv_fn fn, void *arg,
+	      struct cni_err *err);
+
 /* Jittered exponential backoff before retry number attempt (0-based), from a
  * random value rnd: in [cap / 2, cap], cap = min(BASE << attempt, MAX). */
 #define ETCD_BACKOFF_BASE_MS 1

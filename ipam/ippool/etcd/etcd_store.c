@@ -15,6 +15,8 @@
 #include "env.h"
 #include "log.h"
 #include "range.h"
+#include "slice_layout.h"
+#include "slice_store.h"
 #include "store.h"
 
 /*
@@ -37,6 +39,7 @@ struct estore {
 	unsigned int seed;
 	char node[LAYOUT_NODE_MAX];	/* this node's hostname: GC judges its leases only */
 	int tls_fd[3];			/* cacert, cert, key as opened, or -1 */
+	struct slicer sl;		/* node slices (slice_store.h) */
 };
 
 static int oom(struct cni_err *err)
@@ -112,6 +115,19 @@ static bool tb_cmp_mod(struct tb *t, const char *key, int64_t mod)
 	if (!k || t->n_cmp == TB_MAX)
 		return false;
 	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .target = ETCD_MOD, .rev = mod };
+	return true;
+}
+
+/* Adds "no key in the directory dir" (a compare over its range). */
+static bool tb_cmp_empty(struct tb *t, const char *dir)
+{
+	const char *k = keep(t, strdup(dir));
+	char *end = NULL;
+
+	if (!k || etcd_prefix_end(dir, &end) || !keep(t, end) || t->n_cmp == TB_MAX)
+		return false;
+	t->cmp[t->n_cmp++] = (struct etcd_cmp){ .key = k, .range_end = end,
+						.target = ETCD_CREATE, .rev = 0 };
 	return true;
 }
 
@@ -326,9 +342,14 @@ static int release_key(struct estore *s, const struct pool_key *k, struct cni_er
 	return contention(s, key, err);
 }
 
+/* With node_slice_size the lease is in this node's slices, found without
+ * etcd; without it, a lease made through slices is released there too. */
 static int etcd_release(struct pool_store *ps, const struct pool_key *key, struct cni_err *err)
 {
-	return check_key(key, err) ? -EINVAL : release_key((struct estore *)ps, key, err);
+	struct estore *s = (struct estore *)ps;
+	int ret = check_key(key, err) ? -EINVAL : s->sl.len ? 0 : release_key(s, key, err);
+
+	return ret ? ret : slice_release(&s->sl, key, err);
 }
 
 /* ---- reserve ---- */
@@ -627,7 +648,11 @@ static int commit(struct estore *s, const struct pool_owner *owner,
 	     tb_write(&tb, sn->keys[0], layout_lease_value(out, keys, s->node), false) &&
 	     (!sn->gc_key[0] || tb_write(&tb, sn->gc_key, strdup("{}"), false));
 	for (i = 0; ok && i < n; i++) {
-		ok = tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
+		char sdir[KEY_MAX];
+
+		/* An address space divided into node slices is theirs alone. */
+		slice_dir(s->conf.prefix, &r[i], sdir);
+		ok = tb_cmp_empty(&tb, sdir) && tb_cmp_mod(&tb, p[i].key, p[i].mod) &&
 		     tb_write(&tb, p[i].key, layout_addr_value(&owner->key, r[i].pool, r[i].family,
 							p[i].addr, 0), false);
 		/* Two ranges of one pool: its info is written once, by the last. An
@@ -714,21 +739,42 @@ static int reserve_once(struct estore *s, const struct pool_owner *owner,
 	return ret ? ret : done ? 0 : LOST;
 }
 
-static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
-		      const struct pool_range *r, int n, struct pool_lease *out,
-		      struct cni_err *err)
+/* After a lost race: -EINVAL when a range's address space is divided into
+ * node slices (a config of it with node_slice_size), which no retry mends;
+ * or the store's error. */
+static int refuse_sliced(struct estore *s, const struct pool_range *r, int n,
+			 struct cni_err *err)
 {
-	struct estore *s = (struct estore *)ps;
+	char dir[KEY_MAX], *end = NULL;
+	struct etcd_kvs kvs = { 0 };
+	int i, ret = 0;
+
+	for (i = 0; !ret && i < n; i++) {
+		slice_dir(s->conf.prefix, &r[i], dir);
+		ret = etcd_prefix_end(dir, &end) ? oom(err) : etcd_range(s->e, dir, end, 1, &kvs, err);
+		if (!ret && kvs.n) {
+			cni_err_set(err, CNI_ERR_CONFIG, "%s: network %s's address space is divided "
+				    "into node slices (%s) and this config has no node_slice_size: give "
+				    "it the node_slice_size of the others", r[i].desc, r[i].network,
+				    kvs.kv[0].key);
+			ret = -EINVAL;
+		}
+		etcd_kvs_release(&kvs);
+		free(end);
+		end = NULL;
+	}
+	return ret;
+}
+
+/* The per-address path: one transaction per ADD. */
+static int txn_reserve(struct estore *s, const struct pool_owner *owner,
+		       const struct pool_range *r, int n, struct pool_lease *out,
+		       struct cni_err *err)
+{
 	struct snap sn = { .n = 1 + (size_t)n };
 	unsigned int lost = 0;
 	int i, ret = 0;
 
-	if (check_key(&owner->key, err))
-		return -EINVAL;
-	if (n < 1 || n > POOL_MAX_RANGES) {
-		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
-		return -EINVAL;
-	}
 	layout_owner_key(s->conf.prefix, &owner->key, sn.keys[0]);
 	if (owner->cni_network[0])
 		layout_gc_key(s->conf.prefix, s->node, owner, sn.gc_key);
@@ -744,6 +790,12 @@ static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
 	while (ret > 0 && etcd_remaining_ms(s->e) > 0) {
 		ret = reserve_once(s, owner, r, n, &sn, lost, out, err);
 		if (ret == LOST) {
+			int sliced = refuse_sliced(s, r, n, err);
+
+			if (sliced) {
+				ret = sliced;
+				break;
+			}
 			log_debug("etcd store: reserve for %s/%s lost a race, retrying",
 				  owner->key.containerid, owner->key.ifname);
 			backoff(s, lost++);
@@ -753,6 +805,22 @@ static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
 	if (ret > 0)
 		return contention(s, r[0].desc, err);
 	return ret;
+}
+
+static int etcd_reserve(struct pool_store *ps, const struct pool_owner *owner,
+			const struct pool_range *r, int n, struct pool_lease *out,
+			struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+
+	if (check_key(&owner->key, err))
+		return -EINVAL;
+	if (n < 1 || n > POOL_MAX_RANGES) {
+		cni_err_set(err, CNI_ERR_CONFIG, "%d ranges: want 1..%d", n, POOL_MAX_RANGES);
+		return -EINVAL;
+	}
+	return s->sl.len ? slice_reserve(&s->sl, owner, r, n, out, err) :
+			   txn_reserve(s, owner, r, n, out, err);
 }
 
 /* ---- lookup, gc, list, status ---- */
@@ -767,53 +835,14 @@ static int etcd_lookup(struct pool_store *ps, const struct pool_key *k, struct p
 
 	if (check_key(k, err))
 		return -EINVAL;
+	if (s->sl.len)
+		return slice_lookup(&s->sl, k, out, err);
 	layout_owner_key(s->conf.prefix, k, key);
 	ret = get_one(s, key, &kvs, err);
 	if (!ret)
 		ret = kvs.n ? read_lease(s, &kvs.kv[0], out, keys, node, err) : -ENOENT;
 	etcd_kvs_release(&kvs);
-	return ret;
-}
-
-typedef int (*kv_fn)(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err);
-
-/* Calls fn for every key under dir (ending in '/'), a page at a time. */
-static int for_each(struct estore *s, const char *dir, kv_fn fn, void *arg, struct cni_err *err)
-{
-	char start[KEY_MAX + 1], *end = NULL;
-	struct etcd_kvs kvs = { 0 };
-	size_t i;
-	int ret;
-
-	snprintf(start, KEY_MAX, "%s", dir);
-	ret = etcd_prefix_end(start, &end);
-	if (ret)
-		return oom(err);
-	do {
-		ret = etcd_range(s->e, start, end, LIST_PAGE, &kvs, err);
-		for (i = 0; !ret && i < kvs.n; i++)
-			ret = fn(s, &kvs.kv[i], arg, err);
-		if (ret || !kvs.more)
-			break;
-		/* The next page starts just after the last key seen (a page cut by
-		 * the limit has one): no key of ours is that long. */
-		if (strlen(kvs.kv[kvs.n - 1].key) >= KEY_MAX) {
-			ret = corrupt(s, kvs.kv[kvs.n - 1].key, err);
-			break;
-		}
-		snprintf(start, sizeof(start), "%s%c", kvs.kv[kvs.n - 1].key, 1);
-		etcd_kvs_release(&kvs);
-		/* Pages that keep coming must not outlast the command. */
-		if (!etcd_remaining_ms(s->e)) {
-			cni_err_set(err, CNI_ERR_TRY_AGAIN, "etcd %s: listing %s outlasted %d ms",
-				    etcd_endpoint(s->e), dir, s->conf.timeout_ms);
-			ret = -ETIMEDOUT;
-			break;
-		}
-	} while (1);
-	etcd_kvs_release(&kvs);
-	free(end);
-	return ret;
+	return ret == -ENOENT ? slice_lookup(&s->sl, k, out, err) : ret;
 }
 
 static void store_dir(const struct estore *s, const char *what, char *out)
@@ -822,6 +851,7 @@ static void store_dir(const struct estore *s, const char *what, char *out)
 }
 
 struct gc_arg {
+	struct estore *s;
 	const char *cni_network;
 	const struct cni_attachment *valid;
 	int n_valid;
@@ -875,9 +905,10 @@ static int gc_once(struct estore *s, const struct gc_arg *g, const char *entry,
 	return release_once(s, &lease->kv[0], err);
 }
 
-static int gc_entry(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+static int gc_entry(const struct etcd_kv *kv, void *arg, struct cni_err *err)
 {
 	const struct gc_arg *g = arg;
+	struct estore *s = g->s;
 	char key[KEY_MAX];
 	struct etcd_kvs lease;
 	struct pool_key k;
@@ -911,21 +942,25 @@ static int etcd_gc(struct pool_store *ps, const char *cni_network, const struct 
 		 int n_valid, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
-	struct gc_arg g = { cni_network, valid, n_valid, "" };
+	struct gc_arg g = { s, cni_network, valid, n_valid, "" };
+	int ret = slice_gc(&s->sl, cni_network, valid, n_valid, err);
 
 	layout_gc_dir(s->conf.prefix, s->node, cni_network, g.dir);
-	return for_each(s, g.dir, gc_entry, &g, err);
+	/* with node slices every lease is on the node: GC needs no etcd */
+	return ret || s->sl.len ? ret : etcd_each(s->e, g.dir, LIST_PAGE, gc_entry, &g, err);
 }
 
 struct list_arg {
+	struct estore *s;
 	pool_info_fn info_fn;
 	pool_lease_fn lease_fn;
 	void *arg;
 };
 
-static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+static int list_info(const struct etcd_kv *kv, void *arg, struct cni_err *err)
 {
 	const struct list_arg *la = arg;
+	struct estore *s = la->s;
 	struct pool_info pi;
 	ipaddr_u128 cursor;
 
@@ -934,10 +969,11 @@ static int list_info(struct estore *s, const struct etcd_kv *kv, void *arg, stru
 	return la->info_fn(&pi, la->arg);
 }
 
-static int list_lease(struct estore *s, const struct etcd_kv *kv, void *arg, struct cni_err *err)
+static int list_lease(const struct etcd_kv *kv, void *arg, struct cni_err *err)
 {
 	char keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
 	const struct list_arg *la = arg;
+	struct estore *s = la->s;
 	struct pool_lease l;
 	int ret;
 
@@ -949,17 +985,17 @@ static int etcd_list(struct pool_store *ps, pool_info_fn info_fn, pool_lease_fn 
 		   void *arg, struct cni_err *err)
 {
 	struct estore *s = (struct estore *)ps;
-	struct list_arg la = { info_fn, lease_fn, arg };
+	struct list_arg la = { s, info_fn, lease_fn, arg };
 	char dir[KEY_MAX];
 	int ret = 0;
 
 	store_dir(s, "i", dir);
 	if (info_fn)
-		ret = for_each(s, dir, list_info, &la, err);
+		ret = etcd_each(s->e, dir, LIST_PAGE, list_info, &la, err);
 	store_dir(s, "o", dir);
 	if (!ret && lease_fn)
-		ret = for_each(s, dir, list_lease, &la, err);
-	return ret;
+		ret = etcd_each(s->e, dir, LIST_PAGE, list_lease, &la, err);
+	return ret ? ret : slice_list(&s->sl, info_fn, lease_fn, arg, err);
 }
 
 /* Reads the prefix, then sends a txn whose compare cannot hold (version -1)
@@ -984,6 +1020,12 @@ static int etcd_status(struct pool_store *ps, struct cni_err *err)
 
 		ret = etcd_txn(s->e, &txn, &done, NULL, 0, err);
 	}
+	/* ADD needs no etcd while this node's slices have room */
+	if (ret && s->sl.len && err->code == CNI_ERR_TRY_AGAIN && !slice_room(&s->sl, NULL)) {
+		log_info("etcd store: %s; this node's slices still have room", err->msg);
+		memset(err, 0, sizeof(*err));
+		ret = 0;
+	}
 	return ret;
 }
 
@@ -996,6 +1038,7 @@ static void etcd_close(struct pool_store *ps)
 	if (getenv("IPPOOL_ETCD_STATS") && s->e)
 		fprintf(stderr, "ippool etcd stats: conflicts=%lu elapsed_ms=%ld\n",
 			etcd_conflicts(s->e), etcd_elapsed_ms(s->e));
+	slicer_fini(&s->sl);
 	etcd_disconnect(s->e);
 	for (int i = 0; i < 3; i++)
 		if (s->tls_fd[i] >= 0)
@@ -1037,6 +1080,7 @@ static int etcd_open(const struct pool_store_cfg *cfg, struct pool_store **out, 
 		return oom(err);
 	s->base.ops = &etcd_store_ops;
 	s->tls_fd[0] = s->tls_fd[1] = s->tls_fd[2] = -1;
+	s->sl.fd = -1;
 	s->hold_seconds = cfg->hold_seconds;
 	s->seed = (unsigned int)getpid() ^ (unsigned int)time(NULL);
 	ret = gethostname(s->node, sizeof(s->node) - 1) ? -errno : 0;
@@ -1054,12 +1098,86 @@ static int etcd_open(const struct pool_store_cfg *cfg, struct pool_store **out, 
 		ret = open_tls_files(s, err);
 	if (!ret)
 		ret = etcd_connect(&s->conf, &s->e, err);
+	if (!ret)
+		slicer_init(&s->sl, s->e, s->conf.prefix, s->node, s->conf.timeout_ms, cfg);
 	if (ret) {
 		etcd_close(&s->base);
 		return ret;
 	}
 	*out = &s->base;
 	return 0;
+}
+
+/* ---- node slices and release-node ---- */
+
+struct node_arg {
+	struct estore *s;
+	const char *node;
+	pool_lease_fn fn;
+	void *arg;
+};
+
+/* One entry of node's GC index: its lease goes (fn first) when it is
+ * still the node's; an entry whose lease is gone goes with it. */
+static int free_entry(const struct etcd_kv *kv, void *arg, struct cni_err *err)
+{
+	char dir[KEY_MAX], key[KEY_MAX], keys[POOL_MAX_RANGES][KEY_MAX], node[LAYOUT_NODE_MAX];
+	const struct node_arg *na = arg;
+	const char *id = strrchr(kv->key, '/');
+	struct etcd_kvs lease = { 0 };
+	struct pool_lease l;
+	struct pool_key k;
+	int ret;
+
+	/* the directory ends before the containerID: P/g/<node>/<cni>/ */
+	while (id && id > kv->key && id[-1] != '/')
+		id--;
+	if (id)
+		snprintf(dir, sizeof(dir), "%.*s", (int)(id - kv->key), kv->key);
+	if (!id || layout_gc_parse(dir, kv->key, &k))
+		return corrupt(na->s, kv->key, err);
+	layout_owner_key(na->s->conf.prefix, &k, key);
+	ret = get_one(na->s, key, &lease, err);
+	if (!ret && !lease.n)
+		ret = drop_entry(na->s, kv->key, key, 0, err) < 0 ? -EIO : 0;
+	else if (!ret)
+		ret = read_lease(na->s, &lease.kv[0], &l, keys, node, err);
+	if (!ret && lease.n && !strcmp(node, na->node)) {
+		ret = na->fn ? na->fn(&l, na->arg) : 0;
+		if (!ret)
+			ret = release_key(na->s, &k, err);
+	}
+	etcd_kvs_release(&lease);
+	return ret;
+}
+
+static int etcd_release_node(struct pool_store *ps, const char *node, bool force,
+			     pool_slice_fn slice_fn, pool_lease_fn lease_fn, void *arg,
+			     struct cni_err *err)
+{
+	struct estore *s = (struct estore *)ps;
+	struct node_arg na = { s, node, lease_fn, arg };
+	char dir[KEY_MAX];
+	int ret = slice_release_node(&s->sl, node, force, slice_fn, arg, err);
+
+	snprintf(dir, sizeof(dir), "%s/g/%s/", s->conf.prefix, node);
+	return ret ? ret : etcd_each(s->e, dir, LIST_PAGE, free_entry, &na, err);
+}
+
+static int etcd_slices(struct pool_store *ps, pool_slice_fn fn, void *arg, struct cni_err *err)
+{
+	return slice_each(&((struct estore *)ps)->sl, fn, arg, err);
+}
+
+static int etcd_heartbeat(struct pool_store *ps, struct cni_err *err)
+{
+	return slice_heartbeat(&((struct estore *)ps)->sl, err);
+}
+
+static int etcd_tidy(struct pool_store *ps, bool dry_run, pool_slice_fn fn, void *arg,
+		     struct cni_err *err)
+{
+	return slice_tidy(&((struct estore *)ps)->sl, dry_run, fn, arg, err);
 }
 
 const struct pool_store_ops etcd_store_ops = {
@@ -1072,4 +1190,8 @@ const struct pool_store_ops etcd_store_ops = {
 	.lookup = etcd_lookup,
 	.gc = etcd_gc,
 	.list = etcd_list,
+	.slices = etcd_slices,
+	.heartbeat = etcd_heartbeat,
+	.tidy = etcd_tidy,
+	.release_node = etcd_release_node,
 };

@@ -69,6 +69,8 @@ static int add_cmp(cJSON *arr, const struct etcd_cmp *c)
 		return -ENOMEM;
 	}
 	ret = add_b64(obj, "key", c->key);
+	if (!ret && c->range_end)
+		ret = add_b64(obj, "range_end", c->range_end);
 	if (!ret && !cJSON_AddStringToObject(obj, "target", target_names[c->target]))
 		ret = -ENOMEM;
 	if (!ret && !cJSON_AddStringToObject(obj, "result", "EQUAL"))

@@ -31,6 +31,9 @@ struct etcd_cmp {
 	enum etcd_target target;
 	int64_t rev;		/* VERSION, CREATE, MOD */
 	const char *value;	/* VALUE */
+	const char *range_end;	/* NULL = the key alone; else every key in
+				 * [key, range_end), and an empty range
+				 * compares as absent keys do */
 };
 
 enum etcd_op_type { ETCD_PUT, ETCD_DELETE, ETCD_RANGE };

@@ -129,6 +129,13 @@ bool lidx_has(const struct lidx *x, ipaddr_u128 v)
 	return i < lidx_len(x) && x->a[i] == v;
 }
 
+size_t lidx_count(const struct lidx *x, const struct pool_span *span)
+{
+	size_t end = span->last == ~(ipaddr_u128)0 ? lidx_len(x) : lower_bound(x, span->last + 1);
+
+	return end - lower_bound(x, span->first);
+}
+
 static int grow(struct lidx *x)
 {
 	size_t cap = x->cap < MIN_CAP ? MIN_CAP : 2 * x->cap;

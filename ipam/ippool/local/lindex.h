@@ -27,6 +27,8 @@ static inline size_t lidx_len(const struct lidx *x)
 	return (size_t)*x->count;
 }
 bool lidx_has(const struct lidx *x, ipaddr_u128 v);
+/* How many entries lie in span. */
+size_t lidx_count(const struct lidx *x, const struct pool_span *span);
 /* -EEXIST when present. */
 int lidx_insert(struct lidx *x, ipaddr_u128 v);
 /* -ENOENT when absent. */

@@ -88,7 +88,7 @@ static void read_boot_id(char buf[64])
 }
 
 /* The common case first: it exists. */
-static int open_subdir(int root, const char *name)
+int local_subdir(int root, const char *name)
 {
 	int fd = openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 
@@ -99,24 +99,41 @@ static int open_subdir(int root, const char *name)
 	return openat(root, name, O_RDONLY | O_DIRECTORY | O_CLOEXEC | O_NOFOLLOW);
 }
 
-int local_disk_open(struct local_disk *d, const char *root, bool nosync, struct cni_err *err)
+/* Nothing open yet: what local_disk_close takes. */
+static void disk_init(struct local_disk *d, const char *root, bool nosync)
 {
-	int rootfd, ret;
-
 	d->state = -1;
 	for (int i = 0; i < LOCAL_N_DIRS; i++)
 		d->dir[i] = -1;
 	d->nosync = nosync;
 	snprintf(d->root, sizeof(d->root), "%s", root);
-	read_boot_id(d->boot_id);
+}
+
+int local_disk_open(struct local_disk *d, const char *root, bool nosync, struct cni_err *err)
+{
 	/* dataDir is a config's: no symlink on the way, made as it is walked */
-	rootfd = safeopen_dir(d->root, true);
+	int rootfd = safeopen_dir(root, true), ret;
+
 	if (rootfd < 0) {
-		ret = rootfd;
-		goto fail;
+		disk_init(d, root, nosync);
+		cni_err_set(err, CNI_ERR_STORE, "cannot open local store %s: %s", root,
+			    strerror(-rootfd));
+		return rootfd;
 	}
+	ret = local_disk_open_at(d, rootfd, root, nosync, err);
+	close(rootfd);
+	return ret;
+}
+
+int local_disk_open_at(struct local_disk *d, int rootfd, const char *root, bool nosync,
+		       struct cni_err *err)
+{
+	int ret;
+
+	disk_init(d, root, nosync);
+	read_boot_id(d->boot_id);
 	for (int i = 0; i < LOCAL_N_DIRS; i++) {
-		d->dir[i] = open_subdir(rootfd, subdirs[i]);
+		d->dir[i] = local_subdir(rootfd, subdirs[i]);
 		if (d->dir[i] < 0)
 			goto fail_errno;
 	}
@@ -128,15 +145,11 @@ int local_disk_open(struct local_disk *d, const char *root, bool nosync, struct 
 			    strerror(-ret));
 		goto fail_set;
 	}
-	close(rootfd);
 	return 0;
 fail_errno:
 	ret = -errno;
-fail:
 	cni_err_set(err, CNI_ERR_STORE, "cannot open local store %s: %s", d->root, strerror(-ret));
 fail_set:
-	if (rootfd >= 0)
-		close(rootfd);
 	local_disk_close(d);
 	return ret;
 }

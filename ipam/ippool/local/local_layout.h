@@ -55,6 +55,13 @@ struct local_disk {
  * file, without following a symlink on the way; CNI_ERR_STORE, nothing left
  * open. */
 int local_disk_open(struct local_disk *d, const char *root, bool nosync, struct cni_err *err);
+/* The same in root already open (rootfd, which stays the caller's); root
+ * names it in messages. */
+int local_disk_open_at(struct local_disk *d, int rootfd, const char *root, bool nosync,
+		       struct cni_err *err);
+/* root/name, a directory made 0700 when missing, not through a symlink:
+ * fd or -1 (errno). */
+int local_subdir(int root, const char *name);
 void local_disk_close(struct local_disk *d);
 /* STATUS: writes and removes index/status, a file as the store writes them. */
 int local_disk_probe(const struct local_disk *d, struct cni_err *err);

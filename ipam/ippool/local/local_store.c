@@ -11,6 +11,7 @@
 #include "lindex.h"
 #include "local_index.h"
 #include "local_layout.h"
+#include "local_store.h"
 #include "lockfile.h"
 #include "range.h"
 #include "store.h"
@@ -426,6 +427,32 @@ static int local_status(struct pool_store *st, struct cni_err *err)
 	return ret;
 }
 
+int local_span_held(struct pool_store *st, const struct pool_range *r, const struct pool_span *span,
+		    size_t *held, struct cni_err *err)
+{
+	struct local *l = to_local(st);
+	char scope[LOCAL_SCOPE_MAX];
+	struct lidx *x;
+	int ret = begin(l, err);
+
+	*held = 0;
+	if (ret)
+		return ret;
+	ret = local_state_write(&l->disk, false, err);
+	if (!ret)
+		ret = local_each_hold(&l->disk, expire_hold,
+				      &(struct expiry){ &l->index, time(NULL) }, err);
+	local_scope_name(r->network, r->pool, r->family, r->shared, scope, sizeof(scope));
+	if (!ret)
+		ret = local_index_get(&l->index, scope, &x, err);
+	if (!ret) {
+		*held = lidx_count(x, span);
+		ret = local_state_write(&l->disk, true, err);
+	}
+	end(l);
+	return ret;
+}
+
 static void local_close(struct pool_store *st)
 {
 	struct local *l = to_local(st);
@@ -437,7 +464,9 @@ static void local_close(struct pool_store *st)
 	free(l);
 }
 
-static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+/* The store in root, open (rootfd >= 0) or to be walked to. */
+static int open_store(int rootfd, const struct pool_store_cfg *cfg, struct pool_store **out,
+		      struct cni_err *err)
 {
 	struct local *l = calloc(1, sizeof(*l));
 	int ret;
@@ -451,7 +480,8 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	l->hold_seconds = cfg->hold_seconds;
 	ret = pool_store_timeout(cfg->store, &l->timeout_ms, err);
 	if (!ret)
-		ret = local_disk_open(&l->disk, cfg->data_dir, cfg->nosync, err);
+		ret = rootfd < 0 ? local_disk_open(&l->disk, cfg->data_dir, cfg->nosync, err) :
+		      local_disk_open_at(&l->disk, rootfd, cfg->data_dir, cfg->nosync, err);
 	if (ret) {
 		free(l);
 		return ret;
@@ -459,6 +489,17 @@ static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out,
 	local_index_init(&l->index, &l->disk);
 	*out = &l->base;
 	return 0;
+}
+
+static int local_open(const struct pool_store_cfg *cfg, struct pool_store **out, struct cni_err *err)
+{
+	return open_store(-1, cfg, out, err);
+}
+
+int local_store_open_at(int rootfd, const struct pool_store_cfg *cfg, struct pool_store **out,
+			struct cni_err *err)
+{
+	return open_store(rootfd, cfg, out, err);
 }
 
 const struct pool_store_ops local_store_ops = {

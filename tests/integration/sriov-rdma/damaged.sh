@@ -1,12 +1,16 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: Apache-2.0
 # Damaged state and lock files (cut, empty, garbage, grown past any record, a
-# FIFO, a symlink): ADD, CHECK, DEL and GC never crash or hang; each does what
-# docs/sriov-rdma.md (The state file) says, and what it ignores it names in its log.
+# FIFO, a symlink, a request for reconcile that is none): ADD, CHECK, DEL, GC
+# and reconcile never crash or hang; each does what docs/sriov-rdma.md (The
+# state file) says, and what it ignores it names in its log.
+# shellcheck source-path=SCRIPTDIR source=../lib/own-node.sh
+. "$(dirname "$0")/../lib/own-node.sh"
 # shellcheck source-path=SCRIPTDIR source=../lib.sh
 . "$(dirname "$0")/../lib.sh"
 
 [ -x "$IPPOOL" ] || skip_all "ippool not built"
+own_node
 IPAM=ippool
 fx_setup --vfs 2 --vf-info
 T_TIMEOUT=60
@@ -22,6 +26,7 @@ damage() {
 	garbage) head -c 300 /dev/urandom >"$f" ;;
 	oversized) { printf '%s' "$text"; head -c 1048576 /dev/zero | tr '\0' ' '; } >"$f" ;;
 	fifo) mkfifo "$f" ;;
+	request) jq -c '.bootId = "x" | .created = -1' <<<"$text" >"$f" ;;
 	symlink) ln -s /etc/hostname "$f" ;;
 	esac
 }
@@ -33,11 +38,12 @@ gc_conf() {
 
 # ---- state files -----------------------------------------------------------------
 # A state file that does not read is treated as absent: CHECK does not need
-# it; GC cannot tell its network and leaves it; DEL undoes the attachment
-# from the VF's alias (name, RDMA device, address), removes the file, and
-# cannot know the VF settings from before ADD.
+# it; GC cannot tell its network and leaves it; reconcile cannot judge it
+# and keeps it (unknown); DEL undoes the attachment from the VF's alias
+# (name, RDMA device, address), removes the file, and cannot know the VF
+# settings from before ADD.
 VF=0
-for kind in cut empty garbage oversized fifo; do
+for kind in cut empty garbage oversized fifo request; do
 	ctx="state $kind"
 	pod_new
 	c=$(conf 1.1.0 '.vlan = 100 | .logLevel = "warning"')
@@ -52,6 +58,12 @@ for kind in cut empty garbage oversized fifo; do
 	is "$RC" 0 "$ctx: GC succeeds"
 	like "$(cat "$TMP/stderr")" "ignoring damaged state $state" "$ctx: GC's log names the file"
 	is "$(link_field "$(vf_link 0 "$POD")" .ifname)" "$IFNAME" "$ctx: GC left the attachment"
+	reconcile --json --grace 0
+	is "$RC/$(counts)" "0/0 0 1 False 0" "$ctx: reconcile exits 0, undoes nothing, lists it"
+	is "$(item "$CID" "$IFNAME")" unknown/kept "$ctx: reconcile keeps it, unknown"
+	like "$(cat "$TMP/stderr")" "ignoring damaged state $state" "$ctx: reconcile's log names the file"
+	ok "$ctx: reconcile left the file" test -e "$state" -o -p "$state"
+	is "$(link_field "$(vf_link 0 "$POD")" .ifname)" "$IFNAME" "$ctx: reconcile left the attachment"
 	cni DEL "$c"
 	is "$RC" 0 "$ctx: DEL succeeds"
 	like "$(cat "$TMP/stderr")" "ignoring damaged state $state" "$ctx: DEL's log names the file"
