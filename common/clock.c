@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* A monotonic clock in milliseconds, for deadlines and durations. */
+/* A monotonic clock in milliseconds (and microseconds), for deadlines and durations. */
 #include <time.h>
 #include "clock.h"
 
@@ -9,4 +9,12 @@ long clock_ms(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
+}
+
+long long clock_us(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return ts.tv_sec * 1000000LL + ts.tv_nsec / 1000;
 }

@@ -4,3 +4,5 @@
 
 /* Milliseconds since an arbitrary point (CLOCK_MONOTONIC): for deadlines and durations. */
 long clock_ms(void);
+/* The same clock in microseconds: a call's duration, for the call record. */
+long long clock_us(void);

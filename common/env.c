@@ -113,6 +113,7 @@ int env_read(struct cni_env *env, struct cni_err *err)
 	const char *cmd = getenv("CNI_COMMAND");
 
 	memset(env, 0, sizeof(*env));
+	env->cmd = CNI_CMD_COUNT;	/* none until CNI_COMMAND names one */
 	if (!cmd || !*cmd) {
 		cni_err_set(err, CNI_ERR_ENV, "environment variable CNI_COMMAND is not set");
 		return -EINVAL;

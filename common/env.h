@@ -27,7 +27,8 @@ struct cni_env {
 };
 
 /* Reads and validates the environment for the command it names. Bad or
- * missing values fill err with CNI_ERR_ENV (unknown command: also 4). */
+ * missing values fill err with CNI_ERR_ENV (unknown command: also 4, and
+ * env->cmd is CNI_CMD_COUNT). */
 int env_read(struct cni_env *env, struct cni_err *err);
 const char *env_cmd_name(enum cni_cmd cmd);
 /* CHECK needs 0.4.0+, GC and STATUS 1.1.0+ (CNI_ERR_VERSION otherwise). */

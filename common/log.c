@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* Leveled log lines (timestamp, level, pid) to stderr or an append-only file. */
+/* Leveled log lines (timestamp, level, pid, trace id) to stderr or an append-only file. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -11,6 +11,7 @@
 #include <unistd.h>
 #include "log.h"
 #include "safeopen.h"
+#include "traceparent.h"
 
 #define LINE_MAX_LEN 2048
 
@@ -24,6 +25,7 @@ static const char *const names[] = {
 
 static enum log_level max_level = LOG_LVL_ERROR;
 static int log_fd = -1;
+static char trace[TRACEPARENT_ID_LEN + 1];
 
 static int parse_level(const char *s, enum log_level *out)
 {
@@ -52,8 +54,9 @@ static void emit(enum log_level level, const char *fmt, va_list ap)
 	clock_gettime(CLOCK_REALTIME, &ts);
 	gmtime_r(&ts.tv_sec, &tm);
 	n = strftime(line, sizeof(line), "%Y-%m-%dT%H:%M:%S", &tm);
-	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ [%s] pid %d: ",
-			      ts.tv_nsec / 1000000, names[level], (int)getpid());
+	n += (size_t)snprintf(line + n, sizeof(line) - n, ".%03ldZ [%s] pid %d%s%s: ",
+			      ts.tv_nsec / 1000000, names[level], (int)getpid(),
+			      trace[0] ? " trace " : "", trace);
 	vsnprintf(line + n, sizeof(line) - n, fmt, ap);
 	n = strlen(line);
 	if (n == sizeof(line) - 1)
@@ -109,6 +112,14 @@ void log_msg(enum log_level level, const char *fmt, ...)
 	emit(level, fmt, ap);
 	va_end(ap);
 	errno = saved;
+}
+
+void log_set_trace(const uint8_t id[16])
+{
+	if (id && traceparent_is_set(id))
+		traceparent_format(id, trace);
+	else
+		trace[0] = '\0';
 }
 
 void log_close(void)

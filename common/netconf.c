@@ -287,7 +287,7 @@ void netconf_release(struct cni_netconf *nc)
 	nc->has_valid = false;
 }
 
-const char *netconf_sniff_version(const char *doc, char buf[16])
+const char *netconf_sniff(const char *doc, char version[16], char *name, size_t name_size)
 {
 	cJSON *root = doc ? cJSON_Parse(doc) : NULL;
 	const cJSON *item = netconf_get(root, "cniVersion");
@@ -295,7 +295,10 @@ const char *netconf_sniff_version(const char *doc, char buf[16])
 
 	if (cJSON_IsString(item))
 		version_parse(item->valuestring, &v);
-	strcpy(buf, version_str(v));
+	strcpy(version, version_str(v));
+	item = netconf_get(root, "name");
+	snprintf(name, name_size, "%s",
+		 cJSON_IsString(item) && env_valid_id(item->valuestring) ? item->valuestring : "");
 	cJSON_Delete(root);
-	return buf;
+	return version;
 }

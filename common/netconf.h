@@ -33,9 +33,11 @@ struct cni_netconf {
  * docs/internals.md (Contracts)): CNI_ERR_CONFIG; wrong types: CNI_ERR_DECODE. */
 int netconf_parse(const cJSON *root, struct cni_netconf *out, struct cni_err *err);
 void netconf_release(struct cni_netconf *nc);
-/* Best effort: the cniVersion string of a document for the error JSON, even
- * when the rest does not parse ("1.1.0" when none). */
-const char *netconf_sniff_version(const char *doc, char buf[16]);
+/* Best effort, in one parse: the cniVersion string of a document for the
+ * error JSON, even when the rest does not parse ("1.1.0" when none), and its
+ * name for the call record (cut to name_size - 1 bytes; "" when absent or
+ * not a valid network name). Returns version. */
+const char *netconf_sniff(const char *doc, char version[16], char *name, size_t name_size);
 
 /* The member of obj (an object, else NULL) named key as Go's encoding/json
  * finds it: ASCII case ignored, the last of repeated keys; NULL when absent

@@ -4,10 +4,14 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include <unistd.h>
 #include "buf.h"
+#include "clock.h"
+#include "log.h"
 #include "netconf.h"
 #include "plugin.h"
+#include "traceparent.h"
 
 static int read_stdin(struct plugin_ctx *ctx)
 {
@@ -89,7 +93,7 @@ static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, siz
 
 	if (env_read(&ctx->env, &ctx->err) || read_stdin(ctx))
 		return -EINVAL;
-	netconf_sniff_version(ctx->conf, ctx->version);
+	netconf_sniff(ctx->conf, ctx->version, ctx->network, sizeof(ctx->network));
 	if (ctx->env.cmd == CNI_CMD_VERSION) {
 		*doc = version_info_json(ctx->version);
 	} else {
@@ -106,12 +110,36 @@ static int dispatch(struct plugin_ctx *ctx, const struct plugin_verb *verbs, siz
 	return 0;
 }
 
-int plugin_main(const struct plugin_verb *verbs, size_t n_verbs)
+/* The call's record: what it was, how it ended, how long it took. */
+static void record(const struct plugin_ctx *ctx, struct callrec *rec, long long start_us,
+		   int status)
+{
+	long long took = clock_us() - start_us;
+	int ret;
+
+	rec->verb = (uint8_t)ctx->env.cmd;
+	rec->code = !status ? 0 : ctx->err.code > 0 ? (uint16_t)ctx->err.code : CNI_ERR_IO;
+	rec->duration_us = took > UINT32_MAX ? UINT32_MAX : (uint32_t)took;
+	snprintf(rec->network, sizeof(rec->network), "%s", ctx->network);
+	ret = callrec_append(callrec_dir(), rec);
+	if (ret)
+		log_debug("call record not written in %s: %s", callrec_dir(), strerror(-ret));
+}
+
+int plugin_main(enum callrec_plugin plugin, const struct plugin_verb *verbs, size_t n_verbs)
 {
 	struct plugin_ctx ctx = { .version = "1.1.0" };
+	struct callrec rec = { .plugin = (uint8_t)plugin };
+	long long start_us = clock_us();
+	struct timespec now;
 	char *doc = NULL;
 	int status = 0;
 
+	clock_gettime(CLOCK_REALTIME, &now);
+	rec.time_ms = (uint64_t)now.tv_sec * 1000 + (uint64_t)now.tv_nsec / 1000000;
+	/* malformed or absent: no trace id, never an error */
+	traceparent_parse(getenv("TRACEPARENT"), rec.trace);
+	log_set_trace(rec.trace);
 	if (dispatch(&ctx, verbs, n_verbs, &doc)) {
 		status = 1;
 		doc = cni_err_json(&ctx.err, ctx.version);
@@ -120,6 +148,7 @@ int plugin_main(const struct plugin_verb *verbs, size_t n_verbs)
 		status = 1;
 	if (!doc && status)
 		fprintf(stderr, "%s\n", ctx.err.msg);
+	record(&ctx, &rec, start_us, status);
 	free(doc);
 	free(ctx.conf);
 	cJSON_Delete(ctx.out);

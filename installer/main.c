@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* sriov-rdma-install: puts the plugins (and ippool's store settings) on a node, then says whether the node is ready. */
+/* sriov-rdma-install: puts the plugins (and ippool's store settings) on a node, says whether the node is ready, and runs the node agent. */
 #include <errno.h>
 #include <getopt.h>
 #include <signal.h>
@@ -9,6 +9,8 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "agent.h"
+#include "clock.h"
 #include "fileio.h"
 #include "install.h"
 #include "ready.h"
@@ -18,18 +20,28 @@
 static const char usage[] =
 	"usage: sriov-rdma-install [--from DIR] [--to DIR] [--conf-from DIR --conf-to DIR]\n"
 	"                          [--dev DIR] [--sleep [--resync SECONDS]]\n"
+	"                          [--reconcile-interval SECONDS] [--metrics-file PATH]\n"
+	"                          [--reconcile-grace SECONDS] [--ippool-conf FILE]... [--once]\n"
 	"Copies sriov-rdma and ippool from --from (default /opt/cni/bin) into --to\n"
 	"(default /host/opt/cni/bin), atomically and only when they differ; the files\n"
 	"of --conf-from (ippool.conf, etcd certificates) likewise into --conf-to, mode\n"
 	"0600. Then reports the node's RDMA netns mode, DIR/infiniband (--dev, default\n"
 	"/dev) and its VFs (under $SYSFS_PATH, default /sys). Without --sleep it exits\n"
 	"(an init container); with it, it copies again every --resync seconds (60: a\n"
-	"rotated certificate) until SIGTERM (the main container of a DaemonSet).\n";
+	"rotated certificate) until SIGTERM (the main container of a DaemonSet).\n"
+	"With --reconcile-interval (or $SRIOV_RDMA_RECONCILE_INTERVAL; 0, the default,\n"
+	"is off) it also runs the node agent every SECONDS until SIGTERM: --to's\n"
+	"sriov-rdma reconcile and ippool reconcile (ippool's default store, then each\n"
+	"--ippool-conf; --reconcile-grace is their --grace), the call records folded\n"
+	"in, --metrics-file written for node_exporter's textfile collector.\n"
+	"--once runs the agent once, copying nothing (a systemd timer), and exits 1\n"
+	"when a reconcile did not end well.\n";
 
 struct opts {
 	const char *from, *to, *conf_from, *conf_to, *dev;
-	bool sleep;
+	bool sleep, once;
 	long resync;	/* seconds */
+	struct agent_opts agent;	/* agent.interval 0: no agent */
 };
 
 static const char *const plugins[] = { "sriov-rdma", "ippool" };
@@ -97,18 +109,80 @@ static int sync_all(const struct opts *o, bool quiet)
 	return ret;
 }
 
-/* As PID 1 of a container, SIGTERM has no default action: wait for it. */
-static void sleep_and_resync(const struct opts *o)
+/* Milliseconds until the sooner of two deadlines (-1: none), at least 0. */
+static struct timespec until(long a, long b)
 {
-	struct timespec every = { .tv_sec = o->resync };
+	long next = a < 0 ? b : b < 0 || a < b ? a : b, ms = next - clock_ms();
+
+	if (ms < 0)
+		ms = 0;
+	return (struct timespec){ .tv_sec = ms / 1000, .tv_nsec = ms % 1000 * 1000000 };
+}
+
+/* As PID 1 of a container, SIGTERM has no default action: wait for it,
+ * copying again every resync and running the agent every interval. A
+ * SIGTERM during a run ends it between its commands (agent_pass). */
+static int serve(const struct opts *o)
+{
+	long next_sync = o->sleep ? clock_ms() + o->resync * 1000 : -1, next_run = -1;
+	struct agent *a = NULL;
+	struct timespec wait;
 	sigset_t set;
 
 	sigemptyset(&set);
 	sigaddset(&set, SIGTERM);
 	sigaddset(&set, SIGINT);
 	sigprocmask(SIG_BLOCK, &set, NULL);
-	while (sigtimedwait(&set, NULL, &every) < 0)
-		sync_all(o, true);
+	if (o->agent.interval) {
+		a = agent_new(&o->agent);
+		if (!a)
+			return 1;
+		next_run = clock_ms();
+	}
+	for (;;) {
+		if (a && clock_ms() >= next_run) {
+			agent_pass(a, &set);
+			next_run = clock_ms() + o->agent.interval * 1000;
+		}
+		if (o->sleep && clock_ms() >= next_sync) {
+			sync_all(o, true);
+			next_sync = clock_ms() + o->resync * 1000;
+		}
+		wait = until(next_run, next_sync);
+		if (sigtimedwait(&set, NULL, &wait) >= 0)
+			break;
+	}
+	if (a)
+		printf("agent: stopped\n");
+	agent_free(a);
+	return 0;
+}
+
+/* --once: one run of the agent, nothing copied. */
+static int once(const struct opts *o)
+{
+	struct agent *a = agent_new(&o->agent);
+	sigset_t set;
+	int ret;
+
+	if (!a)
+		return 1;
+	sigemptyset(&set);
+	sigaddset(&set, SIGTERM);
+	sigaddset(&set, SIGINT);
+	sigprocmask(SIG_BLOCK, &set, NULL);
+	ret = agent_pass(a, &set);
+	agent_free(a);
+	return ret;
+}
+
+static int parse_seconds(const char *s, long min, long *out)
+{
+	char *end;
+
+	errno = 0;
+	*out = strtol(s, &end, 10);
+	return errno || *end || end == s || *out < min || *out > 86400 ? -EINVAL : 0;
 }
 
 static int parse(int argc, char **argv, struct opts *o)
@@ -121,14 +195,22 @@ static int parse(int argc, char **argv, struct opts *o)
 		{ "dev", required_argument, NULL, 'd' },
 		{ "sleep", no_argument, NULL, 's' },
 		{ "resync", required_argument, NULL, 'r' },
+		{ "reconcile-interval", required_argument, NULL, 'i' },
+		{ "metrics-file", required_argument, NULL, 'm' },
+		{ "ippool-conf", required_argument, NULL, 'p' },
+		{ "reconcile-grace", required_argument, NULL, 'g' },
+		{ "once", no_argument, NULL, 'o' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	char *end;
+	const char *env = getenv("SRIOV_RDMA_RECONCILE_INTERVAL");
+	long grace;
 	int c;
 
 	*o = (struct opts){ .from = "/opt/cni/bin", .to = "/host/opt/cni/bin", .dev = "/dev",
 			    .resync = 60 };
+	if (env && *env && parse_seconds(env, 0, &o->agent.interval))
+		return -EINVAL;
 	while ((c = getopt_long(argc, argv, "", opts, NULL)) != -1) {
 		switch (c) {
 		case 'f': o->from = optarg; break;
@@ -138,16 +220,36 @@ static int parse(int argc, char **argv, struct opts *o)
 		case 'd': o->dev = optarg; break;
 		case 's': o->sleep = true; break;
 		case 'r':
-			o->resync = strtol(optarg, &end, 10);
-			if (*end || end == optarg || o->resync < 1 || o->resync > 86400)
+			if (parse_seconds(optarg, 1, &o->resync))
 				return -EINVAL;
 			break;
+		case 'i':
+			if (parse_seconds(optarg, 0, &o->agent.interval))
+				return -EINVAL;
+			break;
+		case 'm':
+			if (optarg[0] != '/' || optarg[strlen(optarg) - 1] == '/')
+				return -EINVAL;
+			o->agent.metrics_file = optarg;
+			break;
+		case 'p':
+			if (o->agent.n_ippool_confs == AGENT_MAX_CONFS)
+				return -EINVAL;
+			o->agent.ippool_confs[o->agent.n_ippool_confs++] = optarg;
+			break;
+		case 'g':
+			if (parse_seconds(optarg, 0, &grace))
+				return -EINVAL;
+			o->agent.grace = optarg;
+			break;
+		case 'o': o->once = true; break;
 		case 'h': fputs(usage, stdout); exit(0);
 		default: return -EINVAL;
 		}
 	}
-	if (optind != argc || !o->conf_from != !o->conf_to)
+	if (optind != argc || !o->conf_from != !o->conf_to || (o->once && o->sleep))
 		return -EINVAL;
+	o->agent.bin_dir = o->to;
 	return 0;
 }
 
@@ -160,12 +262,14 @@ int main(int argc, char **argv)
 		fputs(usage, stderr);
 		return 2;
 	}
+	if (o.once)
+		return once(&o);
 	if (sync_all(&o, false))
 		return 1;
 	ready_read(sysfs_root(), o.dev, &r);
 	ready_print(stdout, &r, o.dev);
 	fflush(stdout);
-	if (o.sleep)
-		sleep_and_resync(&o);
+	if (o.sleep || o.agent.interval)
+		return serve(&o);
 	return 0;
 }

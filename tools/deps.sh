@@ -11,7 +11,7 @@ packages=(
 	libcjson-dev libmnl-dev
 	containernetworking-plugins golang-go golang-github-appc-cni-dev
 	etcd-server etcd-client iproute2 iputils-ping jq valgrind procps strace
-	binutils python3 python3-yaml podman curl openssl
+	binutils python3 python3-yaml python3-prometheus-client podman curl openssl
 	qemu-system-x86 busybox-static make xz-utils zstd cpio kmod libelf1
 )
 # libcjson-dev and libmnl-dev: only the RDMA simulator and the unit tests
@@ -23,7 +23,8 @@ packages=(
 # readelf and objdump (binutils), etcd, etcdctl, curl (the etcd tests talk
 # to their etcd with it), openssl (the TLS tests and
 # deploy/ippool-etcd-certs.sh), python3 (the fake etcd, the doctor tests),
-# python3-yaml (the manifest and etcd wiring tests), strace, go (cnitool),
+# python3-yaml (the manifest and etcd wiring tests), python3-prometheus-client
+# (the agent test parses its metrics file), strace, go (cnitool),
 # podman (the image test), clang (tools/test.sh's fuzz builds).
 # The kernel lane (tests/kernel/): qemu-system-x86 boots the guests,
 # busybox-static is their userland; make builds netdevsim and siw out of

@@ -1,11 +1,14 @@
 // SPDX-License-Identifier: Apache-2.0
-/* `ippool list [--conf FILE] [--data-dir DIR]`: each pool with its free count and its reservations. */
+/* `ippool list [--conf FILE] [--data-dir DIR] [--json]`: each pool with its free count and its
+ * reservations; with --json its counts only, and the node slices this node holds (the agent's metrics). */
 #include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <unistd.h>
+#include "json.h"
 #include "poolconf.h"
 #include "setup.h"
 #include "cmds.h"
@@ -93,6 +96,72 @@ static int print_pool(struct pool_store *s, const struct pool_info *pi, struct c
 	return s->ops->list(s, NULL, visit, &p, err);
 }
 
+/* This node's slices of one pool. */
+struct slice_count {
+	const struct pool_info *pi;
+	char node[POOL_NODE_MAX];
+	long n;
+};
+
+static int count_slice(const struct pool_slice *sl, void *arg)
+{
+	struct slice_count *c = arg;
+
+	c->n += !strcmp(sl->node, c->node) && !strcmp(sl->network, c->pi->network) &&
+		!strcmp(sl->pool, c->pi->pool);
+	return 0;
+}
+
+/* {"network","pool","usable","used","free","slices"}: counts as JSON numbers
+ * (a /64's are past 2^53: a gauge needs no more than a double holds). */
+static cJSON *pool_json(struct pool_store *s, const struct pool_info *pi, struct cni_err *err)
+{
+	struct slice_count sc = { .pi = pi };
+	struct pass p = { .pi = pi };
+	cJSON *o = cJSON_CreateObject();
+
+	if (!o || s->ops->list(s, NULL, visit, &p, err) ||
+	    (s->ops->slices && (gethostname(sc.node, sizeof(sc.node) - 1) ||
+				s->ops->slices(s, count_slice, &sc, err)))) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	/* "" for whereabouts' default network_name, as the table's "(default)" */
+	if (!cJSON_AddStringToObject(o, "network", strcmp(pi->network, POOLCONF_DEFAULT_NETWORK) ?
+				     pi->network : "") ||
+	    !cJSON_AddStringToObject(o, "pool", pi->pool) ||
+	    !cJSON_AddNumberToObject(o, "usable", (double)pi->usable) ||
+	    !cJSON_AddNumberToObject(o, "used", (double)p.used) ||
+	    !cJSON_AddNumberToObject(o, "free", (double)(pi->usable > p.used ? pi->usable - p.used : 0)) ||
+	    !cJSON_AddNumberToObject(o, "slices", (double)sc.n)) {
+		cJSON_Delete(o);
+		return NULL;
+	}
+	return o;
+}
+
+static int print_json(struct pool_store *s, const struct pools *pools, struct cni_err *err)
+{
+	cJSON *root = cJSON_CreateObject(), *arr = cJSON_AddArrayToObject(root, "pools"), *o;
+	char *text;
+
+	for (size_t i = 0; arr && i < pools->n; i++) {
+		o = pool_json(s, &pools->v[i], err);
+		if (!o) {
+			cJSON_Delete(root);
+			return -EIO;
+		}
+		cJSON_AddItemToArray(arr, o);
+	}
+	text = json_print_free(root, arr ? 0 : -ENOMEM);
+	if (!text)
+		return -ENOMEM;
+	printf("%s\n", text);
+	free(text);
+	return 0;
+}
+
+
 /* "slice 192.0.2.0/26 network (default) v4 node gpu-017". */
 static int print_slice(const struct pool_slice *sl, void *arg)
 {
@@ -110,13 +179,14 @@ static int print_slice(const struct pool_slice *sl, void *arg)
 	return 0;
 }
 
-#define LIST_USAGE "usage: ippool list [--conf FILE] [--data-dir DIR]\n"
+#define LIST_USAGE "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 
 int tool_list(int argc, char **argv)
 {
 	static const struct option opts[] = {
 		{ "data-dir", required_argument, NULL, 'd' },
 		{ "conf", required_argument, NULL, 'c' },
+		{ "json", no_argument, NULL, 'j' },
 		{ 0 },
 	};
 	const char *conf_path = NULL, *data_dir = NULL;
@@ -124,6 +194,7 @@ int tool_list(int argc, char **argv)
 	struct pool_store *s = NULL;
 	struct pools pools = { 0 };
 	struct cni_err err = { 0 };
+	bool json = false;
 	int opt, ret = 2;
 
 	if (!c)
@@ -133,6 +204,8 @@ int tool_list(int argc, char **argv)
 			data_dir = optarg;
 		else if (opt == 'c')
 			conf_path = optarg;
+		else if (opt == 'j')
+			json = true;
 		else
 			goto usage;
 	}
@@ -140,12 +213,14 @@ int tool_list(int argc, char **argv)
 	if (setup_tool_store(conf_path, data_dir, c, &s, &err) ||
 	    s->ops->list(s, add_pool, NULL, &pools, &err))
 		goto fail;
-	for (size_t i = 0; i < pools.n; i++)
+	if (json && print_json(s, &pools, &err))
+		goto fail;
+	for (size_t i = 0; !json && i < pools.n; i++)
 		if (print_pool(s, &pools.v[i], &err))
 			goto fail;
 	/* every node's slices, from the store; the addresses above are this
 	 * node's (the ones in slices are held only on their node) */
-	if (s->ops->slices && s->ops->slices(s, print_slice, NULL, &err))
+	if (!json && s->ops->slices && s->ops->slices(s, print_slice, NULL, &err))
 		goto fail;
 	ret = 0;
 	goto out;

@@ -26,11 +26,11 @@ static const struct {
 int main(int argc, char **argv)
 {
 	if (getenv("CNI_COMMAND") || argc < 2)
-		return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
+		return plugin_main(CALLREC_IPPOOL, verbs, sizeof(verbs) / sizeof(verbs[0]));
 	for (size_t i = 0; i < sizeof(tools) / sizeof(tools[0]); i++)
 		if (!strcmp(argv[1], tools[i].name))
 			return tools[i].fn(argc - 1, argv + 1);
-	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR]\n"
+	fprintf(stderr, "usage: ippool list [--conf FILE] [--data-dir DIR] [--json]\n"
 			"       ippool fill --data-dir DIR --range CIDR --count N [--network NAME]\n"
 			"       ippool reconcile [--conf FILE] [--data-dir DIR] [--grace SECONDS] [--dry-run] [--json]\n"
 			"       ippool release-node NODE [--conf FILE] [--force]\n"

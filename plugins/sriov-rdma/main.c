@@ -18,7 +18,7 @@ static const struct plugin_verb verbs[] = {
 int main(int argc, char **argv)
 {
 	if (getenv("CNI_COMMAND") || argc < 2)
-		return plugin_main(verbs, sizeof(verbs) / sizeof(verbs[0]));
+		return plugin_main(CALLREC_SRIOV_RDMA, verbs, sizeof(verbs) / sizeof(verbs[0]));
 	if (!strcmp(argv[1], "reconcile"))
 		return cmd_reconcile(argc - 1, argv + 1);
 	fprintf(stderr, CMD_RECONCILE_USAGE

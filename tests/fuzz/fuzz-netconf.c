@@ -3,6 +3,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include "callrec.h"
 #include "fuzz.h"
 #include "env.h"
 #include "netconf.h"
@@ -27,14 +28,16 @@ static void getters(const cJSON *root)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
-	char *doc = fuzz_text(data, size), version[16];
+	char *doc = fuzz_text(data, size), version[16], name[CALLREC_NETWORK_MAX + 1];
 	struct cni_netconf *nc = malloc(sizeof(*nc));
 	struct cni_err err = { 0 };
 	cJSON *root = NULL;
 
 	if (!doc || !nc)
 		goto out;
-	netconf_sniff_version(doc, version);
+	netconf_sniff(doc, version, name, sizeof(name));
+	if (name[0] && !env_valid_id(name))
+		abort();
 	root = cJSON_Parse(doc);
 	if (!root)
 		goto out;

@@ -103,6 +103,29 @@ START_TEST(test_line_format)
 }
 END_TEST
 
+/* The call's trace id on every line while it is set, kept across log_init. */
+START_TEST(test_trace)
+{
+	static const uint8_t id[16] = { 0x4b, 0xf9, 0x2f, 0x35, 0x77, 0xb3, 0x4d, 0xa6,
+					0xa3, 0xce, 0x92, 0x9d, 0x0e, 0x0e, 0x47, 0x36 };
+	char want[128], *text;
+
+	log_set_trace(id);
+	log_init("info", path);
+	log_info("one");
+	log_set_trace(NULL);
+	log_info("two");
+	log_close();
+	text = slurp(path);
+	snprintf(want, sizeof(want), "pid %d trace 4bf92f3577b34da6a3ce929d0e0e4736: one\n",
+		 (int)getpid());
+	ck_assert_msg(strstr(text, want), "line \"%s\" lacks \"%s\"", text, want);
+	snprintf(want, sizeof(want), "pid %d: two\n", (int)getpid());
+	ck_assert_msg(strstr(text, want), "line \"%s\" lacks \"%s\"", text, want);
+	free(text);
+}
+END_TEST
+
 START_TEST(test_append)
 {
 	char *text;
@@ -193,6 +216,7 @@ static void add_tests(TCase *tc)
 	tcase_add_loop_test(tc, test_levels, 0, N(levels));
 	tcase_add_test(tc, test_line_format);
 	tcase_add_test(tc, test_append);
+	tcase_add_test(tc, test_trace);
 	tcase_add_test(tc, test_unknown_level);
 	tcase_add_loop_test(tc, test_fallback_to_stderr, 0, N(fallbacks));
 	tcase_add_test(tc, test_long_line);

@@ -147,21 +147,26 @@ END_TEST
 static const struct {
 	const char *doc;
 	const char *want;
+	const char *name;
 } sniffs[] = {
-	{ "{\"cniVersion\":\"0.4.0\",\"name\":", "1.1.0" },	/* unparsable */
-	{ "{\"cniVersion\":\"0.4.0\",\"name\":3}", "0.4.0" },
-	{ "{\"cniVersion\":\"9.9.9\"}", "1.1.0" },
-	{ "{\"cniVersion\":4}", "1.1.0" },
-	{ "[\"0.3.1\"]", "1.1.0" },
-	{ "", "1.1.0" },
-	{ NULL, "1.1.0" },
+	{ "{\"cniVersion\":\"0.4.0\",\"name\":", "1.1.0", "" },	/* unparsable */
+	{ "{\"cniVersion\":\"0.4.0\",\"name\":3}", "0.4.0", "" },
+	{ "{\"cniVersion\":\"9.9.9\"}", "1.1.0", "" },
+	{ "{\"cniVersion\":4}", "1.1.0", "" },
+	{ "[\"0.3.1\"]", "1.1.0", "" },
+	{ "", "1.1.0", "" },
+	{ NULL, "1.1.0", "" },
+	{ "{\"cniVersion\":\"1.0.0\",\"NAME\":\"rail-1\"}", "1.0.0", "rail-1" },
+	{ "{\"name\":\"0123456789abcdefX\"}", "1.1.0", "0123456789abcde" },	/* cut */
+	{ "{\"name\":\"../etc\"}", "1.1.0", "" },
 };
 
 START_TEST(test_sniff)
 {
-	char buf[16];
+	char buf[16], name[16];
 
-	ck_assert_str_eq(netconf_sniff_version(sniffs[_i].doc, buf), sniffs[_i].want);
+	ck_assert_str_eq(netconf_sniff(sniffs[_i].doc, buf, name, sizeof(name)), sniffs[_i].want);
+	ck_assert_str_eq(name, sniffs[_i].name);
 }
 END_TEST
 

@@ -6,7 +6,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "callrec.h"
 #include "plugin.h"
+#include "traceparent.h"
 #include "unit.h"
 
 #define N(a) (sizeof(a) / sizeof((a)[0]))
@@ -65,7 +67,17 @@ static const struct {
 	{ NULL, "{'cniVersion':'0.4.0'}", 1, "{'cniVersion':'1.1.0','code':4,'msg':'environment variable CNI_COMMAND is not set'}\n" },
 };
 
+/* The call record each of runs[] leaves: its verb and CNI code. */
+static const struct {
+	int verb, code;
+} recs[] = {
+	{ CNI_CMD_VERSION, 0 }, { CNI_CMD_VERSION, 0 }, { CNI_CMD_ADD, 0 }, { CNI_CMD_DEL, 0 },
+	{ CNI_CMD_DEL, 5 }, { CNI_CMD_CHECK, 1 }, { CNI_CMD_CHECK, 107 }, { CNI_CMD_GC, 5 },
+	{ CNI_CMD_STATUS, 4 }, { CNI_CMD_COUNT, 4 }, { CNI_CMD_COUNT, 4 },
+};
+
 static char tmpdir[64];
+static char agentdir[96];
 
 static void setup(void)
 {
@@ -75,6 +87,9 @@ static void setup(void)
 	setenv("CNI_NETNS", "/run/netns/p", 1);
 	setenv("CNI_IFNAME", "net1", 1);
 	setenv("CNI_PATH", "/opt/cni/bin", 1);
+	snprintf(agentdir, sizeof(agentdir), "%s/agent", tmpdir);
+	setenv("SRIOV_RDMA_AGENT_DIR", agentdir, 1);
+	unsetenv("TRACEPARENT");
 }
 
 static void teardown(void)
@@ -111,7 +126,7 @@ static int run(const char *cmd, const char *in, size_t len, char *out, size_t si
 		unsetenv("CNI_COMMAND");
 	redirect(STDIN_FILENO, "stdin", in, len);
 	redirect(STDOUT_FILENO, "stdout", "", 0);
-	status = plugin_main(verbs, N(verbs));
+	status = plugin_main(CALLREC_IPPOOL, verbs, N(verbs));
 	ck_assert_int_eq(lseek(STDOUT_FILENO, 0, SEEK_SET), 0);
 	n = read(STDOUT_FILENO, out, size - 1);
 	ck_assert_int_ge(n, 0);
@@ -127,6 +142,83 @@ START_TEST(test_main)
 	ck_assert_str_eq(out, want);
 	free(in);
 	free(want);
+}
+END_TEST
+
+/* The records in agentdir/calls: how many, the last into *r. */
+static int read_records(struct callrec *r)
+{
+	uint8_t buf[4 * CALLREC_SIZE];
+	char path[160];
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "%s/" CALLREC_FILE, agentdir);
+	fd = open(path, O_RDONLY);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf));
+	close(fd);
+	ck_assert_int_eq(n % CALLREC_SIZE, 0);
+	if (n > 0)
+		ck_assert_int_eq(callrec_decode(buf + n - CALLREC_SIZE, r), 0);
+	return (int)(n / CALLREC_SIZE);
+}
+
+START_TEST(test_record)
+{
+	char *in = unit_dq(runs[_i].in), out[4096];
+	struct callrec r;
+
+	ck_assert_int_eq(N(recs), N(runs));
+	run(runs[_i].cmd, in, strlen(in), out, sizeof(out));
+	ck_assert_int_eq(read_records(&r), 1);
+	ck_assert_int_eq(r.verb, recs[_i].verb);
+	ck_assert_int_eq(r.code, recs[_i].code);
+	ck_assert_int_eq(r.plugin, CALLREC_IPPOOL);
+	ck_assert(!traceparent_is_set(r.trace));
+	free(in);
+}
+END_TEST
+
+/* The network name and the caller's trace id are kept; a malformed
+ * TRACEPARENT is no trace id and no error. */
+static const struct {
+	const char *traceparent;
+	const char *trace;	/* "" none */
+} traces[] = {
+	{ "00-4bf92f3577b34da6a3ce929d0e0e4736-00f067aa0ba902b7-01", "4bf92f3577b34da6a3ce929d0e0e4736" },
+	{ "00-4BF92F3577B34DA6A3CE929D0E0E4736-00f067aa0ba902b7-01", "" },
+	{ "garbage", "" },
+};
+
+START_TEST(test_record_trace)
+{
+	static const char conf[] = "{\"cniVersion\":\"1.0.0\",\"name\":\"rail-3\"}";
+	char out[4096], trace[TRACEPARENT_ID_LEN + 1] = "";
+	struct callrec r;
+
+	setenv("TRACEPARENT", traces[_i].traceparent, 1);
+	ck_assert_int_eq(run("ADD", conf, strlen(conf), out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "{\"cniVersion\":\"1.0.0\",\"ips\":[]}\n");
+	ck_assert_int_eq(read_records(&r), 1);
+	ck_assert_str_eq(r.network, "rail-3");
+	if (traceparent_is_set(r.trace))
+		traceparent_format(r.trace, trace);
+	ck_assert_str_eq(trace, traces[_i].trace);
+}
+END_TEST
+
+/* A file where the directory should be: the call answers as ever. */
+START_TEST(test_record_unwritable)
+{
+	char out[4096];
+	FILE *f = fopen(agentdir, "w");
+
+	ck_assert_ptr_nonnull(f);
+	fclose(f);
+	ck_assert_int_eq(run("ADD", "{\"cniVersion\":\"1.0.0\"}", 22, out, sizeof(out)), 0);
+	ck_assert_str_eq(out, "{\"cniVersion\":\"1.0.0\",\"ips\":[]}\n");
 }
 END_TEST
 
@@ -157,6 +249,9 @@ static void add_tests(TCase *tc)
 	tcase_add_checked_fixture(tc, setup, teardown);
 	tcase_add_loop_test(tc, test_main, 0, N(runs));
 	tcase_add_loop_test(tc, test_stdin_limit, 0, N(sizes));
+	tcase_add_loop_test(tc, test_record, 0, N(runs));
+	tcase_add_loop_test(tc, test_record_trace, 0, N(traces));
+	tcase_add_test(tc, test_record_unwritable);
 }
 
 int main(void)

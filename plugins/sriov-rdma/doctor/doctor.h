@@ -28,12 +28,14 @@ struct doctor_opts {
 void mode_check(struct report *r, bool node);
 
 /* node.c and its groups: node_pf.c (PFs and VFs), node_attach.c (state files,
- * parked VFs, locks, leaked VF settings), node_ippool.c (store STATUS). */
+ * parked VFs, locks, leaked VF settings), node_ippool.c (store STATUS),
+ * node_agent.c (the node agent's last run). */
 int node_run(const struct doctor_opts *o, struct report *r);
 struct node;
 void node_pf_checks(struct node *n, struct report *r);
 void node_attach_checks(struct node *n, struct report *r);
 void node_ippool_checks(struct node *n, struct report *r);
+void node_agent_checks(struct node *n, struct report *r);
 
 /* pod.c and its groups: pod_net.c (netdev, RDMA device, port, GIDs),
  * pod_proc.c (the container's /dev, memlock, NCCL environment), pod_verbs.c. */

@@ -1,5 +1,5 @@
 // SPDX-License-Identifier: Apache-2.0
-/* `sriov-rdma-doctor node`: the host's RDMA mode, PFs and VFs, attachments, IPAM stores. */
+/* `sriov-rdma-doctor node`: the host's RDMA mode, PFs and VFs, attachments, IPAM stores, the node agent. */
 #include <stdio.h>
 #include <string.h>
 #include "conf.h"
@@ -39,6 +39,7 @@ static const struct {
 	{ node_pf_checks },
 	{ node_attach_checks },
 	{ node_ippool_checks },
+	{ node_agent_checks },
 };
 
 int node_run(const struct doctor_opts *o, struct report *r)

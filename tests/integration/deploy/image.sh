@@ -65,4 +65,20 @@ for p in sriov-rdma ippool; do
 done
 is "$(find "$H" -mindepth 1 | wc -l)" 2 "nothing else is left in the host directory"
 
+# The agent as the DaemonSet's agent container runs it: the image has no C
+# library, so the installed (dynamic) plugins run with the host's, mounted
+# as the manifest mounts them (/usr/lib at /lib, /usr/lib64 at /lib64).
+A=$TMP/agent-dir M=$TMP/textfile
+mkdir -p "$A" "$M" "$R/lib" "$R/lib64" "$R/run/sriov-rdma/agent" "$R/textfile"
+OUT=$(unshare --mount --propagation private -- bash -c '
+	mount --bind "$1" "$2/host/opt/cni/bin" && mount --rbind -o ro /usr/lib "$2/lib" &&
+	mount --rbind -o ro /usr/lib64 "$2/lib64" && mount --bind "$3" "$2/run/sriov-rdma/agent" &&
+	mount --bind "$4" "$2/textfile" &&
+	exec chroot "$2" /usr/bin/sriov-rdma-install --once --to /host/opt/cni/bin \
+		--reconcile-interval 60 --metrics-file /textfile/sriov-rdma.prom' - "$H" "$R" "$A" "$M" 2>&1)
+unlike "$OUT" "exit 127" "the agent in the image runs the installed plugins with the host's C library"
+unlike "$OUT" "no pool counts" "ippool list answers it there"
+like "$(cat "$M/sriov-rdma.prom" 2>/dev/null)" "# TYPE ippool_addresses gauge" "and the agent writes its metrics file"
+ok "and its status" test -s "$A/status.json"
+
 done_testing

@@ -50,6 +50,10 @@ for path in sorted(glob.glob(os.path.join(SRC, "deploy", "*.yaml"))):
         docs.append((name, d))
 
 
+INSTALLER_OPTS = {"--from", "--to", "--conf-from", "--conf-to", "--dev", "--sleep", "--resync",
+                  "--reconcile-interval", "--reconcile-grace", "--metrics-file", "--ippool-conf", "--once"}
+
+
 def find(kind, name=None):
     return [d for _, d in docs if d.get("kind") == kind and (name is None or dig(d, "metadata", "name") == name)]
 
@@ -99,10 +103,38 @@ if check(len(ds) == 1, "deploy/ has the sriov-rdma-cni DaemonSet"):
         mounts = {m["mountPath"]: m["name"] for m in c.get("volumeMounts") or []}
         check(cni and to and mounts.get(to[0]) == cni[0]["name"],
               f"DaemonSet: {c['name']} installs (--to) into the mount of /opt/cni/bin", f"args {args}")
-        known = ("--from=", "--to=", "--conf-from=", "--conf-to=", "--dev=", "--sleep", "--resync=")
-        check(all(a.startswith(known) for a in args), f"DaemonSet: {c['name']} passes only installer options")
+        check(all(a.split("=", 1)[0] in INSTALLER_OPTS for a in args), f"DaemonSet: {c['name']} passes only installer options")
     check(any("--sleep" in (c.get("args") or []) for c in spec.get("containers") or []),
           "DaemonSet: the main container sleeps (--sleep)")
+    agent = [c for c in spec.get("containers") or [] if c.get("name") == "agent"]
+    if check(len(agent) == 1, "DaemonSet: the main container is the agent"):
+        agent = agent[0]
+        env = {e["name"]: e.get("value") for e in agent.get("env") or []}
+        check(env.get("SRIOV_RDMA_RECONCILE_INTERVAL") == "60", "DaemonSet: the agent runs every 60 s",
+              f"env {env}")
+        margs = [a.split("=", 1)[1] for a in agent.get("args") or [] if a.startswith("--metrics-file=")]
+        mounts = {m["mountPath"]: m for m in agent.get("volumeMounts") or []}
+        paths = {n: dig(v, "hostPath", "path") for n, v in vols.items()}
+
+        def host_of(path):
+            """The host path a container path is, through the agent's mounts."""
+            best = max((m for m in mounts if path == m or path.startswith(m.rstrip("/") + "/")), key=len, default=None)
+            return best and paths.get(mounts[best]["name"]) and paths[mounts[best]["name"]] + path[len(best):]
+        check(margs and host_of(margs[0]) == "/var/lib/node_exporter/textfile_collector/sriov-rdma.prom",
+              "DaemonSet: the metrics file lands in node_exporter's textfile directory", f"{margs}")
+        for path in ("/var/run/netns", "/run/netns"):
+            m = mounts.get(path, {})
+            check(host_of(path) == "/run/netns" and m.get("readOnly") is True
+                  and m.get("mountPropagation") == "HostToContainer",
+                  f"DaemonSet: the agent sees pod netns {path} read-only, with HostToContainer propagation")
+        for path in ("/run/sriov-rdma", "/var/lib/cni/sriov-rdma", "/var/lib/cni/ippool"):
+            check(host_of(path) == path and not mounts.get(path, {}).get("readOnly"),
+                  f"DaemonSet: the agent writes the host's {path}")
+        check(spec.get("hostPID") is True, "DaemonSet: the host's /proc (hostPID) for /proc/PID/ns/net netns paths")
+        check(dig(agent, "securityContext", "privileged") is True,
+              "DaemonSet: the agent has the privileges a DEL has (privileged)")
+        check(host_of("/lib64") == "/usr/lib64" and host_of("/lib") == "/usr/lib",
+              "DaemonSet: the agent runs the installed plugins with the node's C library")
     check(all("--sleep" not in (c.get("args") or []) for c in spec.get("initContainers") or []),
           "DaemonSet: the init container exits")
     check(dig(ds, "spec", "updateStrategy", "type") == "RollingUpdate", "DaemonSet: rolling updates")
@@ -168,6 +200,36 @@ for net in nets:
     check(dig(plugins[1], "capabilities", "CNIDeviceInfoFile") is True,
           f"SriovNetwork {name}: sriov-rdma asks for the CNIDeviceInfoFile capability")
     check(dig(plugins[0], "ipam", "type") == "ippool", f"SriovNetwork {name}: ippool hands out the addresses")
+
+# ---- the agent on a node without Kubernetes: systemd unit and timer
+def unit(name):
+    """A systemd unit file as {section: {key: value}}, continuation lines joined."""
+    sections, cur = {}, None
+    with open(os.path.join(SRC, "deploy", name)) as f:
+        text = f.read().replace("\\\n", " ")
+    for line in text.splitlines():
+        line = line.strip()
+        if not line or line.startswith("#"):
+            continue
+        if line.startswith("["):
+            cur = sections.setdefault(line.strip("[]"), {})
+        else:
+            k, _, v = line.partition("=")
+            cur[k] = v
+    return sections
+
+
+service, timer = unit("sriov-rdma-agent.service"), unit("sriov-rdma-agent.timer")
+argv = service["Service"]["ExecStart"].split()
+check(argv[0].endswith("/sriov-rdma-install") and "--once" in argv and service["Service"].get("Type") == "oneshot",
+      "systemd: the service runs one agent pass (--once, Type=oneshot)", f"{argv}")
+check(all(a.split("=", 1)[0] in INSTALLER_OPTS for a in argv[1:] if a.startswith("--")),
+      "systemd: the service passes only installer options", f"{argv}")
+interval = argv[argv.index("--reconcile-interval") + 1] if "--reconcile-interval" in argv else None
+check(interval and timer["Timer"].get("OnUnitActiveSec") == interval + "s",
+      "systemd: the timer's period is the --reconcile-interval the doctor judges by",
+      f"{interval} vs {timer['Timer'].get('OnUnitActiveSec')}")
+check(timer.get("Install", {}).get("WantedBy") == "timers.target", "systemd: the timer is enabled by timers.target")
 
 print(f"1..{n}")
 sys.exit(1 if failed else 0)
