@@ -2,7 +2,6 @@
 /* Netns identity: the nsfs inode a path names and the boot it belongs to, recorded at ADD and judged by reconcile. */
 #include <errno.h>
 #include <fcntl.h>
-#include <stdbool.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -14,6 +13,17 @@
 
 #define BOOT_ID_PATH "/proc/sys/kernel/random/boot_id"
 #define BOOT_ID_LEN 36
+
+bool nsident_boot_valid(const char *s)
+{
+	size_t i;
+
+	for (i = 0; s[i]; i++)
+		if (i >= BOOT_ID_LEN || (i == 8 || i == 13 || i == 18 || i == 23 ? s[i] != '-' :
+					 !strchr("0123456789abcdef", s[i])))
+			return false;
+	return i == BOOT_ID_LEN;
+}
 
 int nsident_boot(char out[NSIDENT_BOOT_MAX])
 {
@@ -30,11 +40,12 @@ int nsident_boot(char out[NSIDENT_BOOT_MAX])
 	close(fd);
 	if (ret)
 		return ret;
-	if (n != BOOT_ID_LEN + 1 || buf[BOOT_ID_LEN] != '\n' ||
-	    strcspn(buf, "\n") != BOOT_ID_LEN)
+	if (n != BOOT_ID_LEN + 1 || buf[BOOT_ID_LEN] != '\n')
 		return -EINVAL;
-	memcpy(out, buf, BOOT_ID_LEN);
-	out[BOOT_ID_LEN] = '\0';
+	buf[BOOT_ID_LEN] = '\0';
+	if (!nsident_boot_valid(buf))
+		return -EINVAL;
+	memcpy(out, buf, BOOT_ID_LEN + 1);
 	return 0;
 }
 

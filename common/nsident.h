@@ -2,6 +2,7 @@
 /* Which network namespace a path named at ADD, and whether that namespace is gone now: what both reconciles judge by. */
 #pragma once
 
+#include <stdbool.h>
 #include <stdint.h>
 
 /* The kernel's boot id: 36 characters, changed by every boot. */
@@ -17,8 +18,12 @@ struct nsident {
 };
 
 /* /proc/sys/kernel/random/boot_id into out (NUL-terminated, newline
- * dropped); -errno, or -EINVAL when it is not one line of 36 characters. */
+ * dropped); -errno, or -EINVAL when it is not one line holding a boot id. */
 int nsident_boot(char out[NSIDENT_BOOT_MAX]);
+/* s is a boot id as the kernel writes it: a UUID, 36 characters of
+ * lower-case hex with '-' at 8, 13, 18 and 23 (what records that keep one
+ * check it by). */
+bool nsident_boot_valid(const char *s);
 
 /* The identity of the netns at path now (stat follows /proc/PID/ns/net);
  * -ENOENT when path is absent, -EINVAL when it is not an nsfs inode. */

@@ -44,17 +44,6 @@ int pool_store_timeout(const cJSON *store, int *out_ms, struct cni_err *err)
 }
 
 /* The kernel's boot id: "6c1d0e2f-0000-4000-8000-000000000001". */
-static bool boot_id_valid(const char *b)
-{
-	size_t i;
-
-	for (i = 0; b[i]; i++)
-		if (i >= 36 || (i == 8 || i == 13 || i == 18 || i == 23 ? b[i] != '-' :
-				!strchr("0123456789abcdef", b[i])))
-			return false;
-	return i == 36;
-}
-
 static bool netns_path_valid(const char *p)
 {
 	size_t i;
@@ -77,5 +66,5 @@ bool pool_owner_netns_valid(const struct pool_owner *o)
 	if (!netns_path_valid(o->netns))
 		return false;
 	return none || (n->ino && n->ino <= POOL_NS_NUM_MAX && n->dev <= POOL_NS_NUM_MAX &&
-			boot_id_valid(n->boot));
+			nsident_boot_valid(n->boot));
 }

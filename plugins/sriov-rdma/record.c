@@ -48,7 +48,7 @@ enum kind { K_STR, K_INT, K_BOOL, K_U32, K_U64, K_MAC, K_GUID };
 enum check {
 	C_ANY, C_ID, C_IFNAME, C_IFNAME_OR_NONE, C_DEVICE, C_PATH_OR_NONE,
 	C_VF_INDEX,		/* >= 0, or -1: a sub-function has none (sysfs_aux_read) */
-	C_BOOT,			/* a boot id: 36 of lower-case hex digits and '-' */
+	C_BOOT,			/* a boot id, as nsident_boot_valid takes it */
 	C_CONF,			/* a JSON object, no control byte but tab, CR, LF (conf_ok) */
 	C_TEXT,			/* visible ASCII and spaces */
 };
@@ -182,11 +182,6 @@ out:
 	return text;
 }
 
-static bool boot_ok(const char *s)
-{
-	return strlen(s) == 36 && strspn(s, "0123456789abcdef-") == 36;
-}
-
 /* Visible ASCII and spaces. */
 static bool text_ok(const char *s)
 {
@@ -226,7 +221,7 @@ static bool string_ok(enum check c, const char *s)
 	case C_PATH_OR_NONE:
 		return !s[0] || s[0] == '/';
 	case C_BOOT:
-		return boot_ok(s);
+		return nsident_boot_valid(s);
 	case C_CONF:
 		return conf_ok(s);
 	case C_TEXT:
@@ -327,7 +322,7 @@ int record_state_set_request(struct record_state *s, const struct nsident *ns, u
 	    strlen(path) >= RECORD_PATH_MAX)
 		ret = -E2BIG;
 	else if (!s->netns[0] || !ns->ino || (double)ns->ino > NUM_MAX ||
-		 (double)ns->dev > NUM_MAX || !boot_ok(ns->boot) || !created ||
+		 (double)ns->dev > NUM_MAX || !nsident_boot_valid(ns->boot) || !created ||
 		 (double)created > NUM_MAX || strlen(conf) != len || !conf_ok(conf) ||
 		 !text_ok(args) || !text_ok(path))
 		ret = -EINVAL;

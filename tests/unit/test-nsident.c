@@ -18,9 +18,27 @@ START_TEST(test_boot)
 	char boot[NSIDENT_BOOT_MAX], again[NSIDENT_BOOT_MAX];
 
 	ck_assert_int_eq(nsident_boot(boot), 0);
-	ck_assert_uint_eq(strlen(boot), 36);
+	ck_assert(nsident_boot_valid(boot));
 	ck_assert_int_eq(nsident_boot(again), 0);
 	ck_assert_str_eq(boot, again);
+}
+END_TEST
+
+static const struct {
+	const char *id;
+	bool valid;
+} boot_ids[] = {
+	{ "0f2c6a6e-3b1d-4c55-9a7e-5d0b8f1e2a3c", true },
+	{ "0F2C6A6E-3B1D-4C55-9A7E-5D0B8F1E2A3C", false },	/* the kernel writes lower case */
+	{ "0f2c6a6e3b1d-4c55-9a7e-5d0b8f1e2a3c-", false },	/* dashes misplaced */
+	{ "0f2c6a6e-3b1d-4c55-9a7e-5d0b8f1e2a3", false },	/* 35 */
+	{ "0f2c6a6e-3b1d-4c55-9a7e-5d0b8f1e2a3c0", false },	/* 37 */
+	{ "", false },
+};
+
+START_TEST(test_boot_valid)
+{
+	ck_assert_int_eq(nsident_boot_valid(boot_ids[_i].id), boot_ids[_i].valid);
 }
 END_TEST
 
@@ -147,6 +165,7 @@ END_TEST
 static void add_tests(TCase *tc)
 {
 	tcase_add_test(tc, test_boot);
+	tcase_add_loop_test(tc, test_boot_valid, 0, sizeof(boot_ids) / sizeof(boot_ids[0]));
 	tcase_add_test(tc, test_of);
 	if (geteuid() == 0) {
 		tcase_add_test(tc, test_judge);
